@@ -27,7 +27,16 @@ from treestrap.core.attacks import (
     pawn_attacks,
     rook_attacks,
 )
-from treestrap.core.bitboard import EMPTY, FULL, RANK_1, RANK_8, lsb, more_than_one, pop_lsb, square_bb
+from treestrap.core.bitboard import (
+    EMPTY,
+    FULL,
+    RANK_1,
+    RANK_8,
+    lsb,
+    more_than_one,
+    pop_lsb,
+    square_bb,
+)
 from treestrap.core.jit import njit
 from treestrap.core.move import (
     CAPTURE,

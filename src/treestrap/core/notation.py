@@ -33,9 +33,7 @@ from treestrap.core.position import (
     compute_key,
     empty_position,
     ep_capturable,
-    is_attacked,
-    king_square,
-    occupied,
+    opponent_in_check,
     put_piece,
 )
 
@@ -62,7 +60,9 @@ def _parse_placement(field: str) -> list[int]:
                     board[rank * 8 + file] = PIECE_SYMBOLS.index(ch)
                 file += 1
             else:
-                raise ValueError(f"FEN piece placement: unknown character {ch!r} in rank {rank + 1}")
+                raise ValueError(
+                    f"FEN piece placement: unknown character {ch!r} in rank {rank + 1}"
+                )
         if file != 8:
             raise ValueError(f"FEN piece placement: rank {rank + 1} has {file} squares, expected 8")
     return board
@@ -165,10 +165,9 @@ def parse_fen(fen: str) -> Position:
     pos.st[ST_CASTLING] = rights
     pos.st[ST_HALFMOVE] = halfmove
     pos.st[ST_FULLMOVE] = fullmove
-    them = 1 - side
-    if is_attacked(pos, king_square(pos, them), side, occupied(pos)):
+    if opponent_in_check(pos):
         raise ValueError(
-            f"FEN: the side not to move ({'white' if them == WHITE else 'black'}) is in check"
+            f"FEN: the side not to move ({'black' if side == WHITE else 'white'}) is in check"
         )
     if ep >= 0 and ep_capturable(pos, ep, side):
         pos.st[ST_EP] = ep

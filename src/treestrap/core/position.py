@@ -119,7 +119,11 @@ def empty_position() -> Position:
 def copy_position(pos: Position) -> Position:
     """An independent copy (the tables are shared, they are read only)."""
     return Position(
-        pos.bb.copy(), pos.board.copy(), pos.st.copy(), pos.keys.copy(), pos.hist.copy(),
+        pos.bb.copy(),
+        pos.board.copy(),
+        pos.st.copy(),
+        pos.keys.copy(),
+        pos.hist.copy(),
         pos.tables,
     )
 
@@ -235,6 +239,13 @@ def in_check(pos: Position) -> bool:
 
 
 @njit
+def opponent_in_check(pos: Position) -> bool:
+    """Whether the side not to move is in check (an illegal position)."""
+    them = 1 - pos.st[ST_SIDE]
+    return is_attacked(pos, king_square(pos, them), 1 - them, occupied(pos))
+
+
+@njit
 def pinned(pos: Position, color: int) -> np.uint64:
     """Pieces of ``color`` that are the only blocker between their king and an enemy
     slider (they may move only along that line). Pieces of either colour may pin."""
@@ -243,9 +254,9 @@ def pinned(pos: Position, color: int) -> np.uint64:
     them = 1 - color
     ksq = king_square(pos, color)
     occ = occupied(pos)
-    snipers = (
-        rook_attacks(T, ksq, EMPTY) & (bb[them * 6 + ROOK] | bb[them * 6 + QUEEN])
-    ) | (bishop_attacks(T, ksq, EMPTY) & (bb[them * 6 + BISHOP] | bb[them * 6 + QUEEN]))
+    snipers = (rook_attacks(T, ksq, EMPTY) & (bb[them * 6 + ROOK] | bb[them * 6 + QUEEN])) | (
+        bishop_attacks(T, ksq, EMPTY) & (bb[them * 6 + BISHOP] | bb[them * 6 + QUEEN])
+    )
     result = EMPTY
     while snipers:
         s = lsb(snipers)
