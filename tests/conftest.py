@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,58 @@ def require_binary(name: str) -> str:
     path = shutil.which(name)
     require(path is not None, f"engine binary {name!r} not on PATH")
     return path  # type: ignore[return-value]
+
+
+# Numba's ``cache=True`` has a known failure mode (numba/numba#6061): a kernel that calls
+# a *recursive* kernel can crash with a segmentation fault when it is loaded back from
+# the on-disk cache, although it ran fine in the process that compiled it. Such a crash
+# would kill the whole pytest run, so tests that use a recursive kernel request this
+# fixture: it runs the kernels twice in child processes (the second run certainly loads
+# from the cache the first wrote) and fails the requesting test cleanly if a run crashed.
+_CACHE_PROBE = """
+from treestrap.core.notation import STARTING_FEN, parse_fen
+from treestrap.core.perft import divide, perft
+pos = parse_fen(STARTING_FEN)
+assert perft(pos, 3) == perft(pos, 3, bulk=False) == 8902
+assert sum(c for _, c in divide(pos, 3)) == sum(c for _, c in divide(pos, 3, bulk=False)) == 8902
+from treestrap.evaluation.presets import hand_set_model
+from treestrap.search.minimax import MinimaxSearch
+from treestrap.search.training import TrainingSearch
+from treestrap.search.tree import new_tree
+from treestrap.search.tt_walk import walk_tt
+ev = hand_set_model().evaluator()
+ts = TrainingSearch(tt_bits=12)
+assert ts.search(pos, ev, 2).best_move != 0
+assert walk_tt(pos, ev, ts.tt, new_tree(1000), ts.ctx, 1) > 0
+assert MinimaxSearch(capacity=10000).search(pos, ev, 1).best_move != 0
+print("probe ok")
+"""
+
+
+@pytest.fixture(scope="session")
+def _cache_probe_result(tmp_path_factory: pytest.TempPathFactory) -> str:
+    env = {**os.environ, "TREESTRAP_CACHE_DIR": str(tmp_path_factory.mktemp("numba-cache"))}
+    for run in (1, 2):
+        proc = subprocess.run(
+            [sys.executable, "-c", _CACHE_PROBE],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            timeout=600,
+            env=env,
+        )
+        if proc.returncode != 0 or "probe ok" not in proc.stdout:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            return (
+                f"perft/divide crashed in a child process (run {run}, exit code "
+                f"{proc.returncode}); run 2 loads the kernels from numba's cache. "
+                + " | ".join(tail)
+            )
+    return ""
+
+
+@pytest.fixture
+def kernels_load_from_cache(_cache_probe_result: str) -> None:
+    """Fail (instead of crashing the run) if cached recursive kernels segfault."""
+    if _cache_probe_result:
+        pytest.fail(_cache_probe_result)

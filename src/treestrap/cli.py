@@ -28,13 +28,17 @@ def _cmd_perft(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    if args.divide:
-        rows = divide(pos, args.depth, bulk)
-        for move, count in sorted(rows, key=lambda r: move_to_uci(r[0])):
-            print(f"{move_to_uci(move)}: {count}")
-        nodes = sum(count for _, count in rows)
-    else:
-        nodes = perft(pos, args.depth, bulk)
+    try:
+        if args.divide:
+            rows = divide(pos, args.depth, bulk)
+            for move, count in sorted(rows, key=lambda r: move_to_uci(r[0])):
+                print(f"{move_to_uci(move)}: {count}")
+            nodes = sum(count for _, count in rows)
+        else:
+            nodes = perft(pos, args.depth, bulk)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     elapsed = time.perf_counter() - start
     nps = nodes / elapsed if elapsed > 0 else float("inf")
     print(f"depth {args.depth}: {nodes} nodes in {elapsed:.3f} s ({nps / 1e6:.2f} M nodes/s)")
@@ -86,6 +90,54 @@ def _perft_suite(args: argparse.Namespace, bulk: bool) -> int:
     return 1 if failed else 0
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _cmd_weights_show(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.weights import WeightFileError, load_weights
+    from treestrap.experiments.weight_report import plot_piece_square_tables, summarize
+
+    try:
+        model = load_weights(args.file)
+    except WeightFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(summarize(model, top=args.top, group=args.group))
+        if args.plot:
+            written = plot_piece_square_tables(model, args.plot, title=str(args.file))
+            print(f"\nwrote {written}")
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _cmd_weights_preset(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.presets import hand_set_model, random_model
+    from treestrap.evaluation.weights import save_weights
+
+    if args.name == "hand-set":
+        if args.seed is not None:
+            print("error: --seed only applies to the random preset", file=sys.stderr)
+            return 2
+        model = hand_set_model(args.feature_set)
+    else:
+        model = random_model(args.feature_set, seed=args.seed or 0)
+    try:
+        save_weights(model, args.out)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    fs = model.feature_set
+    print(f"wrote {args.name} {fs.name} weights ({fs.size}, layout {fs.layout_hash}) to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="treestrap",
@@ -115,6 +167,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="with --epd: print every check")
     p.set_defaults(func=_cmd_perft)
+
+    w = sub.add_parser(
+        "weights",
+        help="inspect weight files and write preset ones",
+        description="Inspect a weight file (largest weights, per-block summary, "
+        "piece-square table plots) or write a preset one to start from.",
+    )
+    wsub = w.add_subparsers(dest="weights_command", metavar="ACTION", required=True)
+    show = wsub.add_parser(
+        "show",
+        help="print a weight file's largest weights and per-block summary",
+        description="Print the header and metadata, the material weights (meep), the N "
+        "weights of largest magnitude and per-block statistics of a weight file.",
+    )
+    show.add_argument("file", metavar="FILE", help="weight file (.npz)")
+    show.add_argument(
+        "--top",
+        type=_non_negative_int,
+        default=25,
+        metavar="N",
+        help="how many of the largest weights to list (default 25)",
+    )
+    show.add_argument(
+        "--group",
+        metavar="PREFIX",
+        help="list only weights whose name starts with PREFIX (e.g. material/, psqt/endgame/)",
+    )
+    show.add_argument(
+        "--plot", metavar="OUT.png", help="also save the piece-square tables as 8x8 boards"
+    )
+    show.set_defaults(func=_cmd_weights_show)
+    preset = wsub.add_parser(
+        "preset",
+        help="write the hand-set or a random weight file",
+        description="Write a preset weight file: the hand-set baseline (textbook values, "
+        "pawn = 100) or small random weights.",
+    )
+    preset.add_argument("name", choices=["hand-set", "random"], help="which preset")
+    preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
+    preset.add_argument(
+        "--feature-set", choices=["meep", "bitboard"], default="meep", help="(default meep)"
+    )
+    preset.add_argument("--seed", type=int, help="random preset: seed (default 0)")
+    preset.set_defaults(func=_cmd_weights_preset)
     return parser
 
 

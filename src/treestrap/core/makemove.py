@@ -40,6 +40,7 @@ from treestrap.core.position import (
     move_piece,
     put_piece,
     remove_piece,
+    repetition_key,
 )
 from treestrap.core.zobrist import castling_key, ep_key, piece_key, side_key
 
@@ -80,6 +81,7 @@ def _restore_state(pos: Position) -> int:
     pos.st[ST_SIDE] ^= 1
     pos.st[ST_PLY] = ply
     pos.keys[ply + 1] = 0  # leave no trace above the stack top: unmake restores exactly
+    pos.rep_keys[ply + 1] = 0
     return ply
 
 
@@ -145,6 +147,7 @@ def make_move(pos: Position, move: int) -> None:
     st[ST_FROM_NULL] += 1
     st[ST_PLY] += 1
     pos.keys[st[ST_PLY]] = key
+    pos.rep_keys[st[ST_PLY]] = repetition_key(pos, key) if st[ST_EP] >= 0 else key
 
 
 @njit
@@ -154,7 +157,8 @@ def unmake_move(pos: Position) -> None:
     h = pos.hist[ply]
     move = np.int64(h[H_MOVE])
     captured = np.int64(h[H_CAPTURED])
-    h[:] = 0
+    for j in range(h.shape[0]):
+        h[j] = 0
     us = pos.st[ST_SIDE]
     frm = move_from(move)
     to = move_to(move)
@@ -186,10 +190,13 @@ def make_null_move(pos: Position) -> None:
         key ^= ep_key(T, st[ST_EP])
         st[ST_EP] = -1
     st[ST_HALFMOVE] += 1
+    if st[ST_SIDE] == BLACK:
+        st[ST_FULLMOVE] += 1  # as python-chess counts a null move
     st[ST_SIDE] ^= 1
     st[ST_FROM_NULL] = 0
     st[ST_PLY] += 1
     pos.keys[st[ST_PLY]] = key
+    pos.rep_keys[st[ST_PLY]] = key
 
 
 @njit

@@ -16,7 +16,7 @@ import chess
 import numpy as np
 
 from treestrap.core.bitboard import parse_square, square_name
-from treestrap.core.move import EP_CAPTURE, MAX_MOVES, NULL_MOVE, move_flag, move_to_uci, uci_parts
+from treestrap.core.move import MAX_MOVES, NULL_MOVE, move_to_uci, uci_parts
 from treestrap.core.movegen import generate_moves
 from treestrap.core.piece import BLACK, KING, NO_PIECE, PAWN, PIECE_SYMBOLS, ROOK, WHITE
 from treestrap.core.position import (
@@ -33,8 +33,10 @@ from treestrap.core.position import (
     compute_key,
     empty_position,
     ep_capturable,
+    has_legal_ep,
     opponent_in_check,
     put_piece,
+    repetition_key,
 )
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -130,7 +132,7 @@ def _parse_ep(field: str, board: list[int], side: int) -> int:
 
 
 def _parse_clock(field: str, name: str, minimum: int) -> int:
-    if not field.isdigit() or int(field) < minimum:
+    if not (field.isascii() and field.isdigit()) or int(field) < minimum:
         raise ValueError(f"FEN {name}: expected an integer >= {minimum}, got {field!r}")
     return int(field)
 
@@ -172,15 +174,8 @@ def parse_fen(fen: str) -> Position:
     if ep >= 0 and ep_capturable(pos, ep, side):
         pos.st[ST_EP] = ep
     pos.keys[0] = compute_key(pos)
+    pos.rep_keys[0] = repetition_key(pos, pos.keys[0])
     return pos
-
-
-def _has_legal_ep(pos: Position) -> bool:
-    if pos.st[ST_EP] < 0:
-        return False
-    moves = np.zeros(MAX_MOVES, dtype=np.int32)
-    n = generate_moves(pos, moves)
-    return any(move_flag(int(moves[i])) == EP_CAPTURE for i in range(n))
 
 
 def format_fen(pos: Position) -> str:
@@ -201,7 +196,7 @@ def format_fen(pos: Position) -> str:
         rows.append(row + (str(empty) if empty else ""))
     rights = int(pos.st[ST_CASTLING])
     castling = "".join(ch for ch, bit in _CASTLING_LETTERS.items() if rights & bit) or "-"
-    ep = square_name(int(pos.st[ST_EP])) if _has_legal_ep(pos) else "-"
+    ep = square_name(int(pos.st[ST_EP])) if has_legal_ep(pos) else "-"
     side = "w" if pos.st[ST_SIDE] == WHITE else "b"
     return (
         f"{'/'.join(rows)} {side} {castling} {ep} "

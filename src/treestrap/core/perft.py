@@ -50,24 +50,18 @@ def perft(pos: Position, depth: int, bulk: bool = True) -> int:
     return int(perft_kernel(pos, depth, 0, new_move_stack(depth), bulk))
 
 
-@njit
-def _divide_kernel(
-    pos: Position, depth: int, stack: np.ndarray, bulk: bool, counts: np.ndarray
-) -> int:
-    moves = stack[0]
-    n = generate_moves(pos, moves)
-    for i in range(n):
-        make_move(pos, moves[i])
-        counts[i] = 1 if depth == 1 else perft_kernel(pos, depth - 1, 1, stack, bulk)
-        unmake_move(pos)
-    return n
-
-
 def divide(pos: Position, depth: int, bulk: bool = True) -> list[tuple[int, int]]:
     """Perft split by root move: ``[(move, leaf count), ...]`` (``depth >= 1``)."""
     if depth < 1 or depth > MAX_PERFT_DEPTH:
         raise ValueError(f"divide depth must be in 1..{MAX_PERFT_DEPTH}, got {depth}")
+    # The root loop is Python: a compiled caller of the recursive kernel would not load
+    # from numba's cache (see treestrap.core.jit).
     stack = new_move_stack(depth)
-    counts = np.zeros(MAX_MOVES, dtype=np.int64)
-    n = _divide_kernel(pos, depth, stack, bulk, counts)
-    return [(int(stack[0, i]), int(counts[i])) for i in range(n)]
+    n = generate_moves(pos, stack[0])
+    rows = []
+    for move in [int(m) for m in stack[0, :n]]:
+        make_move(pos, move)
+        count = 1 if depth == 1 else perft_kernel(pos, depth - 1, 1, stack, bulk)
+        unmake_move(pos)
+        rows.append((move, int(count)))
+    return rows

@@ -11,6 +11,7 @@ bb        uint64[14]          bitboard per piece code 0..11, then white (12)
 board     int8[64]            piece code per square, ``NO_PIECE`` if empty
 st        int64[ST_NB]        scalars, indexed by the ``ST_*`` constants
 keys      uint64[HIST+1]      Zobrist key after each ply; current is keys[ply]
+rep_keys  uint64[HIST+1]      the key used to find repetitions (see below)
 hist      int32[HIST, H_NB]   undo record of each ply made, ``H_*`` columns
 tables    uint64[...]         shared lookup tables (:mod:`tables`), read only
 ========  ==================  ===============================================
@@ -18,6 +19,9 @@ tables    uint64[...]         shared lookup tables (:mod:`tables`), read only
 Castling rights are four bits: ``WHITE_OO = 1, WHITE_OOO = 2, BLACK_OO = 4,
 BLACK_OOO = 8`` (Polyglot's order). The en-passant square is stored only when a pawn
 of the side to move stands beside the pushed pawn (Polyglot's rule), else ``-1``.
+Because that rule counts an en-passant capture that is illegal (a pinned pawn), the
+Polyglot key can tell apart positions that the repetition rule treats as the same;
+``rep_keys`` holds the key without the en-passant file in that case.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ class Position(NamedTuple):
     board: np.ndarray
     st: np.ndarray
     keys: np.ndarray
+    rep_keys: np.ndarray
     hist: np.ndarray
     tables: np.ndarray
 
@@ -108,6 +113,7 @@ def empty_position() -> Position:
         board=np.full(64, NO_PIECE, dtype=np.int8),
         st=np.zeros(ST_NB, dtype=np.int64),
         keys=np.zeros(MAX_HISTORY + 1, dtype=np.uint64),
+        rep_keys=np.zeros(MAX_HISTORY + 1, dtype=np.uint64),
         hist=np.zeros((MAX_HISTORY, H_NB), dtype=np.int32),
         tables=core_tables(),
     )
@@ -273,7 +279,7 @@ def compute_key(pos: Position) -> np.uint64:
     T = pos.tables
     key = EMPTY
     for sq in range(64):
-        p = pos.board[sq]
+        p = np.int64(pos.board[sq])
         if p != NO_PIECE:
             key ^= piece_key(T, p, sq)
     key ^= castling_key(T, pos.st[ST_CASTLING])
@@ -289,3 +295,34 @@ def ep_capturable(pos: Position, ep: int, us: int) -> bool:
     """Whether a pawn of ``us`` stands beside the pawn that just passed ``ep``
     (Polyglot's condition for hashing the en-passant file)."""
     return (pawn_attacks(pos.tables, 1 - us, ep) & pos.bb[us * 6 + PAWN]) != EMPTY
+
+
+@njit
+def has_legal_ep(pos: Position) -> bool:
+    """Whether an en-passant capture is legal now (not only possible on paper)."""
+    ep = pos.st[ST_EP]
+    if ep < 0:
+        return False
+    T = pos.tables
+    us = pos.st[ST_SIDE]
+    them = 1 - us
+    ksq = king_square(pos, us)
+    captured = ep - 8 if us == WHITE else ep + 8
+    occ = occupied(pos)
+    them_occ = pos.bb[OCC_WHITE + them]
+    pawns = pawn_attacks(T, them, ep) & pos.bb[us * 6 + PAWN]
+    while pawns:
+        frm = lsb(pawns)
+        pawns = pop_lsb(pawns)
+        after = (occ ^ square_bb(frm) ^ square_bb(captured)) | square_bb(ep)
+        if not (attackers_to(pos, ksq, after) & them_occ & ~square_bb(captured)):
+            return True
+    return False
+
+
+@njit
+def repetition_key(pos: Position, key: np.uint64) -> np.uint64:
+    """``key`` without the en-passant file when no en-passant capture is legal."""
+    if pos.st[ST_EP] >= 0 and not has_legal_ep(pos):
+        return key ^ ep_key(pos.tables, pos.st[ST_EP])
+    return key

@@ -44,12 +44,12 @@ STATUS_NAMES = (
 def repetition_count(pos: Position) -> int:
     """How many times the current position has occurred (1 if it is new)."""
     ply = pos.st[ST_PLY]
-    key = pos.keys[ply]
+    key = pos.rep_keys[ply]
     horizon = min(pos.st[ST_HALFMOVE], pos.st[ST_FROM_NULL])
     count = 1
     # Two plies back never matches: each side would have to undo its move in one move.
     for back in range(4, horizon + 1, 2):
-        if pos.keys[ply - back] == key:
+        if pos.rep_keys[ply - back] == key:
             count += 1
     return count
 
@@ -58,10 +58,10 @@ def repetition_count(pos: Position) -> int:
 def is_repetition(pos: Position) -> bool:
     """Whether the current position occurred before (the search's draw test)."""
     ply = pos.st[ST_PLY]
-    key = pos.keys[ply]
+    key = pos.rep_keys[ply]
     horizon = min(pos.st[ST_HALFMOVE], pos.st[ST_FROM_NULL])
     for back in range(4, horizon + 1, 2):
-        if pos.keys[ply - back] == key:
+        if pos.rep_keys[ply - back] == key:
             return True
     return False
 

@@ -1,0 +1,7 @@
+"""Evaluation (numba): feature sets, the linear model, weight files.
+
+A feature set maps a position to a sparse vector phi(s) of (index, value) pairs. A
+model maps phi(s) and its parameters to a score from the side to move's point of view.
+Searches call :func:`treestrap.evaluation.model.evaluate` and nothing else, so a new
+feature set or model never touches search code.
+"""

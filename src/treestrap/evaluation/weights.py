@@ -1,0 +1,147 @@
+"""Weight files: versioned, self-describing, checked on load.
+
+A weight file is a NumPy ``.npz`` archive with two members: ``weights`` (float64) and
+``meta``, a UTF-8 JSON document::
+
+    {"format": "treestrap-weights", "version": 1, "model": "linear",
+     "feature_set": "meep", "layout_hash": "...", "shape": [1830],
+     "metadata": {...free-form: algorithm, games, seed, ...}}
+
+Loading refuses, with a :class:`WeightFileError` saying why, anything that is not
+such a file, a newer format version, an unknown feature set, a layout hash or shape
+that does not match this build, or non-finite weights. Saving is atomic: a crash mid-way
+never leaves a truncated file under the final name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.core.position import Position
+from treestrap.evaluation.features import FeatureSet, get_feature_set
+from treestrap.evaluation.model import LINEAR, Evaluator, evaluate, make_evaluator
+
+FORMAT = "treestrap-weights"
+VERSION = 1
+MODEL_KINDS = {"linear": LINEAR}
+
+
+class WeightFileError(ValueError):
+    """A weight file that cannot be used, and why."""
+
+
+@dataclass
+class LinearModel:
+    """Weights over a feature set, with free-form metadata (how they were made)."""
+
+    feature_set: FeatureSet
+    weights: np.ndarray
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.weights = np.ascontiguousarray(self.weights, dtype=np.float64)
+        if self.weights.shape != (self.feature_set.size,):
+            raise ValueError(
+                f"weights of shape {self.weights.shape} do not fit feature set "
+                f"{self.feature_set.name!r} of size {self.feature_set.size}"
+            )
+
+    def evaluator(self) -> Evaluator:
+        """The compiled-code view; it shares this model's weight array."""
+        return make_evaluator(self.feature_set.id, self.weights)
+
+    def evaluate(self, pos: Position) -> float:
+        """Side-to-move score of a position (unclipped)."""
+        return float(evaluate(pos, self.evaluator()))
+
+    def save(self, path: str | Path) -> None:
+        save_weights(self, path)
+
+
+def save_weights(model: LinearModel, path: str | Path) -> None:
+    """Write ``model`` to ``path`` atomically (temporary file, then rename)."""
+    path = Path(path)
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "model": "linear",
+        "feature_set": model.feature_set.name,
+        "layout_hash": model.feature_set.layout_hash,
+        "shape": list(model.weights.shape),
+        "metadata": model.metadata,
+    }
+    meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, weights=model.weights, meta=meta_bytes)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_weights(path: str | Path) -> LinearModel:
+    """Read and check a weight file; :class:`WeightFileError` says what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise WeightFileError(f"{path}: no such weight file")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise WeightFileError(f"{path}: not a readable treestrap weight file ({exc})") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
+        raise WeightFileError(f"{path}: not a treestrap weight file (not an .npz archive)")
+    try:
+        with loaded as archive:
+            if "meta" not in archive.files or "weights" not in archive.files:
+                raise WeightFileError(f"{path}: not a treestrap weight file (members missing)")
+            meta = json.loads(archive["meta"].tobytes().decode())
+            weights = archive["weights"]
+    except WeightFileError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError) as exc:
+        raise WeightFileError(f"{path}: not a readable treestrap weight file ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise WeightFileError(f"{path}: not a treestrap weight file (format tag missing)")
+    version = meta.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise WeightFileError(f"{path}: bad format version {version!r} (expected an integer)")
+    if version > VERSION:
+        raise WeightFileError(
+            f"{path}: format version {version} is newer than this build reads "
+            f"({VERSION}); upgrade treestrap"
+        )
+    if meta.get("model") not in MODEL_KINDS:
+        raise WeightFileError(f"{path}: unknown model kind {meta.get('model')!r}")
+    try:
+        fs = get_feature_set(str(meta.get("feature_set")))
+    except ValueError as exc:
+        raise WeightFileError(f"{path}: {exc}") from None
+    if meta.get("layout_hash") != fs.layout_hash:
+        raise WeightFileError(
+            f"{path}: trained on another layout of feature set {fs.name!r} (hash "
+            f"{meta.get('layout_hash')}, this build has {fs.layout_hash})"
+        )
+    if weights.dtype != np.float64 or weights.shape != (fs.size,) or meta.get("shape") != [fs.size]:
+        raise WeightFileError(
+            f"{path}: weights of shape {weights.shape} ({weights.dtype}) do not match "
+            f"feature set {fs.name!r} of size {fs.size}"
+        )
+    if not np.all(np.isfinite(weights)):
+        raise WeightFileError(f"{path}: weights contain NaN or infinity")
+    metadata = meta.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    return LinearModel(fs, weights, metadata)

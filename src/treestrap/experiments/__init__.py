@@ -1,0 +1,1 @@
+"""Experiments: training runs, tournaments, reports and plots (ordinary Python)."""

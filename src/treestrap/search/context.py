@@ -1,0 +1,63 @@
+"""Per-search scratch: move lists, ordering tables, the principal variation, counters.
+
+Preallocated once and reused; :func:`reset_context` makes every search start from the
+same state, so a search is a pure function of the position (with its history), the
+evaluator and the limits.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from treestrap.core.jit import njit
+from treestrap.core.move import MAX_MOVES
+from treestrap.search.value import MAX_PLY
+
+# Slots of ``stats``.
+NODES = 0  # main-search nodes (depth >= 1)
+QNODES = 1  # quiescence nodes
+STOPPED = 2  # 1 once a limit stopped the search
+SELDEPTH = 3  # deepest ply reached
+STATS_NB = 4
+
+
+class SearchContext(NamedTuple):
+    moves: np.ndarray  # int32[MAX_PLY + 1, MAX_MOVES]
+    scores: np.ndarray  # int64[MAX_PLY + 1, MAX_MOVES] move-ordering scores
+    killers: np.ndarray  # int32[MAX_PLY + 1, 2]
+    history: np.ndarray  # int64[2, 64, 64] by side, from, to
+    pv: np.ndarray  # int32[MAX_PLY + 1, MAX_PLY + 1] triangular PV table
+    pv_len: np.ndarray  # int32[MAX_PLY + 1]
+    stats: np.ndarray  # int64[STATS_NB]
+
+
+def new_context() -> SearchContext:
+    return SearchContext(
+        moves=np.zeros((MAX_PLY + 1, MAX_MOVES), dtype=np.int32),
+        scores=np.zeros((MAX_PLY + 1, MAX_MOVES), dtype=np.int64),
+        killers=np.zeros((MAX_PLY + 1, 2), dtype=np.int32),
+        history=np.zeros((2, 64, 64), dtype=np.int64),
+        pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
+        pv_len=np.zeros(MAX_PLY + 1, dtype=np.int32),
+        stats=np.zeros(STATS_NB, dtype=np.int64),
+    )
+
+
+@njit
+def reset_context(ctx: SearchContext) -> None:
+    ctx.killers[:, :] = 0
+    ctx.history[:, :, :] = 0
+    ctx.pv_len[:] = 0
+    ctx.stats[:] = 0
+
+
+@njit(inline="always")
+def update_pv(ctx: SearchContext, ply: int, move: int) -> None:
+    """The PV at ``ply`` becomes ``move`` followed by the child's PV."""
+    ctx.pv[ply, 0] = move
+    child_len = ctx.pv_len[ply + 1] if ply + 1 <= MAX_PLY else 0
+    for j in range(child_len):
+        ctx.pv[ply, j + 1] = ctx.pv[ply + 1, j]
+    ctx.pv_len[ply] = child_len + 1

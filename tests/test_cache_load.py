@@ -1,0 +1,13 @@
+"""Every recursive kernel must run when loaded back from numba's on-disk cache.
+
+A compiled caller of a different recursive kernel segfaults on the cached run only
+(numba issue #6061; see treestrap.core.jit), which no in-process test can see. The
+``kernels_load_from_cache`` fixture runs perft, divide, the training search, the table
+walk and the minimax search in two fresh processes sharing a new cache directory.
+"""
+
+from __future__ import annotations
+
+
+def test_recursive_kernels_run_from_the_cache(kernels_load_from_cache: None) -> None:
+    assert kernels_load_from_cache is None
