@@ -125,12 +125,7 @@ def empty_position() -> Position:
 def copy_position(pos: Position) -> Position:
     """An independent copy (the tables are shared, they are read only)."""
     return Position(
-        pos.bb.copy(),
-        pos.board.copy(),
-        pos.st.copy(),
-        pos.keys.copy(),
-        pos.hist.copy(),
-        pos.tables,
+        *(a if name == "tables" else a.copy() for name, a in zip(pos._fields, pos, strict=True))
     )
 
 

@@ -1,0 +1,213 @@
+"""The engine API: a position, limits and a weight set in; a move and search
+information out. The UCI front end (:mod:`treestrap.uci`) and in-process matches use
+it; it knows nothing of the protocol.
+
+Iterative deepening with aspiration windows around :func:`treestrap.search.tournament.pvs`,
+a persistent transposition table, and a timer thread that raises the stop flag at
+the hard time limit (the compiled search releases the GIL, so the timer and the UCI
+reader run while it searches).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treestrap.core.move import move_to_uci
+from treestrap.core.notation import legal_moves
+from treestrap.core.position import ST_SIDE, Position, copy_position
+from treestrap.evaluation.model import Evaluator
+from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, new_context, reset_context
+from treestrap.search.timeman import SearchLimits, allocate
+from treestrap.search.tournament import EngineOptions, pvs
+from treestrap.search.tt import new_search, new_tt
+from treestrap.search.value import INFINITE, MATE, MATE_BOUND, MAX_PLY
+
+#: First aspiration half-width, in centipawns, from depth ASPIRATION_DEPTH on.
+ASPIRATION_WINDOW = 25.0
+ASPIRATION_DEPTH = 4
+#: Slots of the transposition table per MiB (one slot is about 41 bytes).
+SLOTS_PER_MB = (1 << 20) // 41
+
+
+@dataclass
+class SearchInfo:
+    """One finished iteration, as UCI ``info`` reports it."""
+
+    depth: int
+    seldepth: int
+    score: float
+    nodes: int
+    time: float
+    pv: list[str]
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+@dataclass
+class SearchOutcome:
+    best_move: str | None  # None when the position has no legal move
+    ponder: str | None
+    score: float
+    depth: int
+    nodes: int
+    time: float
+    infos: list[SearchInfo] = field(default_factory=list)
+
+
+def tt_bits_for_mb(megabytes: int) -> int:
+    """Largest power-of-two table that fits in ``megabytes``."""
+    slots = max(16, megabytes * SLOTS_PER_MB)
+    return max(4, min(30, slots.bit_length() - 1))
+
+
+class Engine:
+    """Searches positions with one evaluator; keeps its table between moves."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        hash_mb: int = 16,
+        options: EngineOptions | None = None,
+        overhead: float = 0.05,
+    ) -> None:
+        self.evaluator = evaluator
+        self.options = options or EngineOptions()
+        self.overhead = overhead
+        self.ctx = new_context()
+        self.tt = new_tt(tt_bits_for_mb(hash_mb))
+        self.stop_flag = np.zeros(1, dtype=np.int64)
+
+    def resize(self, hash_mb: int) -> None:
+        self.tt = new_tt(tt_bits_for_mb(hash_mb))
+
+    def new_game(self) -> None:
+        """Forget everything learned about earlier positions."""
+        self.tt = new_tt(int(np.log2(self.tt.keys.shape[0])))
+
+    def stop(self) -> None:
+        """Ask a running search to return as soon as possible (thread safe)."""
+        self.stop_flag[0] = 1
+
+    def _iteration(self, pos: Position, opts: EngineOptions, depth: int, prev: float) -> float:
+        if depth < ASPIRATION_DEPTH or abs(prev) >= MATE_BOUND:
+            return float(
+                pvs(
+                    pos,
+                    self.evaluator,
+                    self.ctx,
+                    self.tt,
+                    opts,
+                    self.stop_flag,
+                    depth,
+                    0,
+                    -INFINITE,
+                    INFINITE,
+                    True,
+                )
+            )
+        width = ASPIRATION_WINDOW
+        alpha, beta = prev - width, prev + width
+        while True:
+            v = float(
+                pvs(
+                    pos,
+                    self.evaluator,
+                    self.ctx,
+                    self.tt,
+                    opts,
+                    self.stop_flag,
+                    depth,
+                    0,
+                    alpha,
+                    beta,
+                    True,
+                )
+            )
+            if self.ctx.stats[STOPPED]:
+                return v
+            if v <= alpha:
+                alpha = -INFINITE if width > 400 else v - width
+            elif v >= beta:
+                beta = INFINITE if width > 400 else v + width
+            else:
+                return v
+            width *= 2
+
+    def go(
+        self,
+        pos: Position,
+        limits: SearchLimits,
+        on_info: Callable[[SearchInfo], None] | None = None,
+    ) -> SearchOutcome:
+        """Search ``pos`` (not modified) within ``limits``; blocks until done."""
+        start = time.perf_counter()
+        root = copy_position(pos)
+        moves = legal_moves(root)
+        self.stop_flag[0] = 0
+        reset_context(self.ctx)
+        new_search(self.tt)
+        if not moves:
+            return SearchOutcome(None, None, 0.0, 0, 0, 0.0)
+        budget = allocate(limits, root.st[ST_SIDE] == 0, self.overhead)
+        timer = None
+        if budget.hard is not None:
+            timer = threading.Timer(budget.hard, self.stop)
+            timer.daemon = True
+            timer.start()
+        opts = self.options._replace(max_nodes=limits.nodes or 0)
+        max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
+        if budget.soft is not None and len(moves) == 1:
+            max_depth = 1  # a forced move: answer at once
+        best = moves[0]
+        ponder = None
+        score = 0.0
+        depth_done = 0
+        infos: list[SearchInfo] = []
+        try:
+            for depth in range(1, max_depth + 1):
+                v = self._iteration(root, opts, depth, score)
+                if self.ctx.stats[STOPPED] and depth > 1:
+                    break  # an unfinished iteration proves nothing: keep the last one
+                n = int(self.ctx.pv_len[0])
+                pv = [int(m) for m in self.ctx.pv[0, :n]]
+                if pv:
+                    best = pv[0]
+                    ponder = pv[1] if len(pv) > 1 else None
+                score, depth_done = v, depth
+                info = SearchInfo(
+                    depth=depth,
+                    seldepth=int(self.ctx.stats[SELDEPTH]),
+                    score=v,
+                    nodes=int(self.ctx.stats[NODES] + self.ctx.stats[QNODES]),
+                    time=time.perf_counter() - start,
+                    pv=[move_to_uci(m) for m in pv],
+                )
+                infos.append(info)
+                if on_info:
+                    on_info(info)
+                if self.ctx.stats[STOPPED]:
+                    break
+                if budget.soft is not None and time.perf_counter() - start >= budget.soft:
+                    break
+                if abs(v) >= MATE_BOUND and depth > MATE - abs(v) + 1:
+                    break  # a mate seen with room to spare: deeper finds no other result
+        finally:
+            if timer:
+                timer.cancel()
+        nodes = int(self.ctx.stats[NODES] + self.ctx.stats[QNODES])
+        return SearchOutcome(
+            best_move=move_to_uci(best),
+            ponder=move_to_uci(ponder) if ponder else None,
+            score=score,
+            depth=depth_done,
+            nodes=nodes,
+            time=time.perf_counter() - start,
+            infos=infos,
+        )

@@ -1,0 +1,163 @@
+"""Opening lines to start games from: a small built-in book, or lines read from a
+PGN/TSV/EPD file (``../shared/data/openings`` has ECO and lichess collections).
+
+A line is a starting FEN plus moves in SAN. Every opening of a match is played twice
+with colours reversed, so the book only needs to give variety, not balance.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+
+@dataclass(frozen=True)
+class Opening:
+    name: str
+    moves: tuple[str, ...]  # SAN from fen
+    fen: str = chess.STARTING_FEN
+
+    def board(self) -> chess.Board:
+        """The position after the line; ``ValueError`` if a move is illegal."""
+        board = chess.Board(self.fen)
+        for san in self.moves:
+            board.push_san(san)
+        return board
+
+
+#: Common main lines, 4 to 10 plies deep: enough to keep self-play games apart.
+_BUILT_IN = """\
+Ruy Lopez: e4 e5 Nf3 Nc6 Bb5 a6
+Italian Game: e4 e5 Nf3 Nc6 Bc4 Bc5
+Two Knights: e4 e5 Nf3 Nc6 Bc4 Nf6
+Scotch Game: e4 e5 Nf3 Nc6 d4 exd4
+Petrov Defence: e4 e5 Nf3 Nf6 Nxe5 d6
+Four Knights: e4 e5 Nf3 Nc6 Nc3 Nf6
+King's Gambit: e4 e5 f4 exf4 Nf3 g5
+Vienna Game: e4 e5 Nc3 Nf6 f4 d5
+Sicilian Najdorf: e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6
+Sicilian Dragon: e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 g6
+Sicilian Taimanov: e4 c5 Nf3 e6 d4 cxd4 Nxd4 Nc6
+Sicilian Alapin: e4 c5 c3 Nf6 e5 Nd5
+Closed Sicilian: e4 c5 Nc3 Nc6 g3 g6
+French Winawer: e4 e6 d4 d5 Nc3 Bb4
+French Advance: e4 e6 d4 d5 e5 c5
+French Tarrasch: e4 e6 d4 d5 Nd2 Nf6
+Caro-Kann Classical: e4 c6 d4 d5 Nc3 dxe4 Nxe4 Bf5
+Caro-Kann Advance: e4 c6 d4 d5 e5 Bf5
+Pirc Defence: e4 d6 d4 Nf6 Nc3 g6
+Scandinavian: e4 d5 exd5 Qxd5 Nc3 Qa5
+Alekhine Defence: e4 Nf6 e5 Nd5 d4 d6
+Queen's Gambit Declined: d4 d5 c4 e6 Nc3 Nf6
+Queen's Gambit Accepted: d4 d5 c4 dxc4 Nf3 Nf6
+Slav Defence: d4 d5 c4 c6 Nf3 Nf6
+Semi-Slav: d4 d5 c4 c6 Nf3 Nf6 Nc3 e6
+King's Indian: d4 Nf6 c4 g6 Nc3 Bg7 e4 d6
+Grunfeld: d4 Nf6 c4 g6 Nc3 d5
+Nimzo-Indian: d4 Nf6 c4 e6 Nc3 Bb4
+Queen's Indian: d4 Nf6 c4 e6 Nf3 b6
+Bogo-Indian: d4 Nf6 c4 e6 Nf3 Bb4+
+Benoni: d4 Nf6 c4 c5 d5 e6
+Dutch Defence: d4 f5 c4 Nf6 g3 e6
+London System: d4 d5 Bf4 Nf6 e3 c5
+Catalan: d4 Nf6 c4 e6 g3 d5
+English Symmetrical: c4 c5 Nc3 Nc6 g3 g6
+English Reversed Sicilian: c4 e5 Nc3 Nf6 g3 d5
+Reti Opening: Nf3 d5 c4 e6 g3 Nf6
+King's Indian Attack: Nf3 d5 g3 Nf6 Bg2 c6 O-O Bg4
+Bird Opening: f4 d5 Nf3 Nf6 e3 g6
+Larsen Opening: b3 e5 Bb2 Nc6 e3 d5
+"""
+
+
+def built_in_book() -> list[Opening]:
+    """The package's own small book (no files needed)."""
+    book = []
+    for line in _BUILT_IN.strip().splitlines():
+        name, _, moves = line.partition(":")
+        book.append(Opening(name.strip(), tuple(moves.split())))
+    return book
+
+
+def read_lichess_tsv(path: str | Path) -> list[Opening]:
+    """Lines of a lichess ``eco<TAB>name<TAB>pgn`` file (header row skipped)."""
+    openings = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for row in csv.reader(fh, delimiter="\t"):
+            if len(row) < 3 or row[0] == "eco":
+                continue
+            game = chess.pgn.read_game(io.StringIO(row[2]))
+            if game is None:
+                continue
+            sans, board = [], game.board()
+            for move in game.mainline_moves():
+                sans.append(board.san(move))
+                board.push(move)
+            openings.append(Opening(f"{row[0]} {row[1]}", tuple(sans)))
+    return openings
+
+
+def read_pgn_openings(path: str | Path) -> list[Opening]:
+    """Every game of a PGN file as an opening line (e.g. the ECO collection)."""
+    openings = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        while (game := chess.pgn.read_game(fh)) is not None:
+            board = game.board()
+            sans = []
+            for move in game.mainline_moves():
+                sans.append(board.san(move))
+                board.push(move)
+            name = " ".join(v for v in (game.headers.get("ECO"), game.headers.get("Opening")) if v)
+            openings.append(Opening(name or "?", tuple(sans), game.board().fen()))
+    return openings
+
+
+def read_epd_openings(path: str | Path) -> list[Opening]:
+    """One position per line (the first four FEN fields or a full FEN)."""
+    openings = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            head = line.split(";")[0].split()
+            if len(head) < 4:
+                continue
+            fen = " ".join(head[:6]) if len(head) >= 6 else " ".join(head[:4]) + " 0 1"
+            openings.append(Opening(f"line {number}", (), chess.Board(fen).fen()))
+    return openings
+
+
+def load_openings(source: str | None) -> list[Opening]:
+    """``None`` or ``"builtin"``: the built-in book; else a .tsv, .pgn or .epd file."""
+    if source in (None, "", "builtin"):
+        return built_in_book()
+    path = Path(source)
+    if not path.is_file():
+        raise ValueError(f"opening file not found: {source}")
+    suffix = path.suffix.lower()
+    if suffix == ".tsv":
+        book = read_lichess_tsv(path)
+    elif suffix == ".pgn":
+        book = read_pgn_openings(path)
+    elif suffix in (".epd", ".fen"):
+        book = read_epd_openings(path)
+    else:
+        raise ValueError(f"unknown opening file type {suffix!r} (use .tsv, .pgn or .epd)")
+    if not book:
+        raise ValueError(f"no openings found in {source}")
+    return book
+
+
+def pick_openings(book: list[Opening], count: int, seed: int) -> list[Opening]:
+    """``count`` openings drawn without repeats while possible, reproducibly."""
+    rng = random.Random(seed)
+    picked: list[Opening] = []
+    while len(picked) < count:
+        batch = book[:]
+        rng.shuffle(batch)
+        picked.extend(batch[: count - len(picked)])
+    return picked

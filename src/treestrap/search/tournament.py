@@ -1,0 +1,281 @@
+"""The tournament search: how strong is a weight set when it plays?
+
+Meep's "tournament mode" (Veness et al. 2009, section 5): an enhanced alpha-beta that
+uses knowledge the training search must not (null-move pruning, late move
+reductions). One self-recursive kernel, :func:`pvs`, does principal variation search
+with check extension, mate distance pruning, draws by repetition and the fifty-move
+rule, and (for ``depth <= 0``) a quiescence search with delta pruning. Iterative
+deepening, aspiration windows and time are Python's (:mod:`treestrap.engine`).
+
+Scores are side-to-move floats in the units of :mod:`treestrap.search.value`. A "null
+window" is ``(alpha, alpha + NULL_WINDOW)``: scores are floats, and any positive width
+keeps the search exact; this one is a hundredth of a centipawn.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from treestrap.core.bitboard import EMPTY
+from treestrap.core.jit import njit
+from treestrap.core.makemove import make_move, make_null_move, unmake_move, unmake_null_move
+from treestrap.core.move import move_to
+from treestrap.core.movegen import generate_captures, generate_moves
+from treestrap.core.piece import BISHOP, KNIGHT, NO_PIECE, PAWN, QUEEN, ROOK
+from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key, in_check
+from treestrap.core.status import is_insufficient_material, is_repetition
+from treestrap.evaluation.model import Evaluator, evaluate_gradient
+from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, SearchContext, update_pv
+from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
+from treestrap.search.tt import TranspositionTable, tt_probe, tt_store
+from treestrap.search.value import (
+    INFINITE,
+    MAX_PLY,
+    clip_value,
+    mate_in,
+    mated_in,
+    value_from_node,
+    value_to_node,
+)
+
+NULL_WINDOW = 0.01
+#: Null-move depth reduction: the usual R = 2, 3 from depth 7 on.
+NULL_MOVE_MIN_DEPTH = 3
+#: Late move reductions start after this many moves at this depth.
+LMR_MIN_DEPTH = 3
+LMR_MIN_MOVES = 3
+#: Delta pruning: a capture that cannot lift the score to alpha even with this margin
+#: over the victim's classical value is skipped in quiescence.
+DELTA_MARGIN = 200.0
+#: Classical piece values (pawn .. king) used only for pruning decisions.
+VICTIM_VALUE = (100.0, 320.0, 330.0, 500.0, 900.0, 0.0)
+#: How often (in nodes) the stop flag is read.
+POLL_MASK = 1023
+
+
+class EngineOptions(NamedTuple):
+    null_move: bool = True
+    lmr: bool = True
+    delta_pruning: bool = True
+    #: Stop after this many nodes (main + quiescence); 0 = no limit.
+    max_nodes: int = 0
+
+
+@njit(inline="always")
+def _static(pos: Position, ev: Evaluator) -> float:
+    return clip_value(evaluate_gradient(pos, ev)[0])
+
+
+@njit(inline="always")
+def _has_pieces(pos: Position) -> bool:
+    """Whether the side to move has a piece other than pawns and king (zugzwang guard
+    for null moves)."""
+    o = pos.st[ST_SIDE] * 6
+    bb = pos.bb
+    return (bb[o + KNIGHT] | bb[o + BISHOP] | bb[o + ROOK] | bb[o + QUEEN]) != EMPTY
+
+
+@njit
+def pvs(
+    pos: Position,
+    ev: Evaluator,
+    ctx: SearchContext,
+    tt: TranspositionTable,
+    opts: EngineOptions,
+    stop: np.ndarray,
+    depth: int,
+    ply: int,
+    alpha: float,
+    beta: float,
+    can_null: bool,
+) -> float:
+    """Principal variation search; ``depth <= 0`` is quiescence. Fail-soft."""
+    ctx.pv_len[ply] = 0
+    total = ctx.stats[NODES] + ctx.stats[QNODES]
+    if (total & POLL_MASK) == 0 and stop[0]:
+        ctx.stats[STOPPED] = 1
+    if opts.max_nodes > 0 and total >= opts.max_nodes:
+        ctx.stats[STOPPED] = 1
+    if ctx.stats[STOPPED]:
+        return 0.0
+    quiescence = depth <= 0
+    ctx.stats[QNODES if quiescence else NODES] += 1
+    if ply > ctx.stats[SELDEPTH]:
+        ctx.stats[SELDEPTH] = ply
+    if ply > 0:
+        if is_repetition(pos) or is_insufficient_material(pos):
+            return 0.0
+        # Mate distance pruning: no line from here beats a mate already found nearer.
+        alpha = max(alpha, mated_in(ply))
+        beta = min(beta, mate_in(ply + 1))
+        if alpha >= beta:
+            return alpha
+    if ply >= MAX_PLY:
+        return _static(pos, ev)
+    pv_node = beta - alpha > NULL_WINDOW
+    checked = in_check(pos)
+    key = current_key(pos)
+    moves = ctx.moves[ply]
+    tt_move = 0
+    best = -INFINITE
+
+    slot = tt_probe(tt, key)
+    if slot >= 0:
+        tt_move = tt.move[slot]
+        if not pv_node and ply > 0 and tt.depth[slot] >= max(depth, 0):
+            lower = value_from_node(tt.lower[slot], ply)
+            upper = value_from_node(tt.upper[slot], ply)
+            if lower >= beta:
+                return lower
+            if upper <= alpha:
+                return upper
+            if lower == upper:
+                return lower
+
+    stand = 0.0
+    if quiescence:
+        if checked:
+            n = generate_moves(pos, moves)
+            if n == 0:
+                return mated_in(ply)
+        else:
+            stand = _static(pos, ev)
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            best = stand
+            n = generate_captures(pos, moves)
+        if pos.st[ST_HALFMOVE] >= 100:
+            return 0.0
+    else:
+        if (
+            opts.null_move
+            and can_null
+            and not pv_node
+            and not checked
+            and depth >= NULL_MOVE_MIN_DEPTH
+            and abs(beta) < 9000.0
+            and _has_pieces(pos)
+            and _static(pos, ev) >= beta
+        ):
+            r = 3 if depth >= 7 else 2
+            make_null_move(pos)
+            v = -pvs(
+                pos,
+                ev,
+                ctx,
+                tt,
+                opts,
+                stop,
+                depth - 1 - r,
+                ply + 1,
+                -beta,
+                -beta + NULL_WINDOW,
+                False,
+            )
+            unmake_null_move(pos)
+            if ctx.stats[STOPPED]:
+                return 0.0
+            if v >= beta:
+                return beta if v >= 9000.0 else v
+        n = generate_moves(pos, moves)
+        if n == 0:
+            return mated_in(ply) if checked else 0.0
+        if ply > 0 and pos.st[ST_HALFMOVE] >= 100:
+            return 0.0
+
+    scores = ctx.scores[ply]
+    killers = ctx.killers[ply]
+    score_moves(pos, moves, scores, n, tt_move, killers, ctx.history)
+    alpha_orig = alpha
+    best_move = 0
+    searched = 0
+    for i in range(n):
+        m = pick_next(moves, scores, i, n)
+        if quiescence and not checked and opts.delta_pruning and not (m & 0x8000):
+            victim = pos.board[move_to(m)]
+            gain = VICTIM_VALUE[PAWN] if victim == NO_PIECE else VICTIM_VALUE[victim % 6]
+            if stand + gain + DELTA_MARGIN <= alpha:
+                continue
+        quiet = (m & 0xC000) == 0
+        make_move(pos, m)
+        gives_check = in_check(pos)
+        new_depth = depth - 1
+        if not quiescence and gives_check:
+            new_depth += 1  # check extension
+        if quiescence or searched == 0:
+            v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, True)
+        else:
+            r = 0
+            if (
+                opts.lmr
+                and depth >= LMR_MIN_DEPTH
+                and searched >= LMR_MIN_MOVES
+                and quiet
+                and not checked
+                and not gives_check
+                and m != killers[0]
+                and m != killers[1]
+            ):
+                r = 2 if searched >= 6 and depth >= 6 else 1
+            v = -pvs(
+                pos,
+                ev,
+                ctx,
+                tt,
+                opts,
+                stop,
+                new_depth - r,
+                ply + 1,
+                -alpha - NULL_WINDOW,
+                -alpha,
+                True,
+            )
+            if v > alpha and r > 0:
+                v = -pvs(
+                    pos,
+                    ev,
+                    ctx,
+                    tt,
+                    opts,
+                    stop,
+                    new_depth,
+                    ply + 1,
+                    -alpha - NULL_WINDOW,
+                    -alpha,
+                    True,
+                )
+            if v > alpha and v < beta:
+                v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, True)
+        unmake_move(pos)
+        searched += 1
+        if ctx.stats[STOPPED]:
+            return 0.0
+        if v > best:
+            best = v
+            best_move = m
+            update_pv(ctx, ply, m)
+            if v > alpha:
+                alpha = v
+            if v >= beta:
+                if quiet and not quiescence:
+                    update_quiet_cutoff(pos, m, depth, killers, ctx.history, True, True)
+                break
+
+    if quiescence and checked and searched == 0:
+        return mated_in(ply)  # unreachable: evasions exist, every one is searched
+    if best == -INFINITE:
+        best = alpha_orig  # all captures delta-pruned: fail low at the bound
+    if best <= alpha_orig:
+        lower, upper = -INFINITE, best
+    elif best >= beta:
+        lower, upper = best, INFINITE
+    else:
+        lower, upper = best, best
+    tt_store(
+        tt, key, max(depth, 0), value_to_node(lower, ply), value_to_node(upper, ply), best_move
+    )
+    return best
