@@ -1,0 +1,86 @@
+"""The interface every learning algorithm shares.
+
+The trainer plays the games. Each time it is the learner's turn it runs the search the
+algorithm asks for (``search_kind``), records what the algorithm needs in a
+:class:`Step`, and calls :meth:`Algorithm.observe`; after the game it calls
+:meth:`Algorithm.end_game`. Algorithms change ``model.weights`` in place (the compiled
+evaluator shares that array), so the next search already uses the new weights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treestrap.evaluation.weights import LinearModel
+from treestrap.search.tree import SearchTree
+
+ALPHABETA = "alphabeta"
+MINIMAX = "minimax"
+
+
+@dataclass
+class Step:
+    """One search of the learner, at time step ``t`` of its game."""
+
+    color: int  # 0 white, 1 black: the learner's colour at this step
+    root_value: float  # search value V(s_t), side to move
+    root_static: float  # H(s_t)
+    root_idx: np.ndarray  # dH(s_t)/dtheta, sparse
+    root_val: np.ndarray
+    leaf_value: float = 0.0  # H of the principal leaf, from the root side's view
+    leaf_idx: np.ndarray | None = None  # d(leaf value)/dtheta, root side's view
+    leaf_val: np.ndarray | None = None
+    tree: SearchTree | None = None  # the search read back (TT walk or minimax tree)
+    predicted_reply: int = 0  # second move of the principal variation
+    actual_reply: int = -1  # the opponent's reply once known (-1: not yet / none)
+
+
+@dataclass
+class Hyper:
+    """Hyperparameters shared by the update rules (each uses what applies)."""
+
+    step_size: float
+    lam: float = 0.7
+    min_depth: int = 1
+    squash: bool = True
+    #: KnightCap: zero positive temporal differences unless the reply was predicted.
+    predicted_only: bool = True
+    #: KnightCap: learn towards the game outcome (+1/0/-1) at the end of the game.
+    use_outcome: bool = True
+
+
+@dataclass
+class UpdateStats:
+    updates: int = 0
+    abs_delta: list[float] = field(default_factory=list)
+
+    def mean_abs_delta(self) -> float:
+        return float(np.mean(self.abs_delta)) if self.abs_delta else 0.0
+
+
+class Algorithm:
+    """Base class: subclasses set ``name``, ``search_kind``, ``needs_tree``,
+    ``needs_leaf`` and implement :meth:`observe` and/or :meth:`end_game`."""
+
+    name = "base"
+    search_kind = ALPHABETA
+    needs_tree = False
+    needs_leaf = False
+
+    def __init__(self, model: LinearModel, hyper: Hyper) -> None:
+        self.model = model
+        self.hyper = hyper
+        self.stats = UpdateStats()
+
+    def apply(self, delta_theta: np.ndarray) -> None:
+        self.model.weights += delta_theta
+        self.stats.updates += 1
+
+    def observe(self, step: Step) -> None:
+        """Called after each of the learner's searches."""
+
+    def end_game(self, steps: list[Step], outcome: float) -> None:
+        """Called once per game with the learner's steps and the result for white
+        (+1 win, 0 draw, -1 loss)."""

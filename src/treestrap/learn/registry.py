@@ -1,0 +1,43 @@
+"""The seven update rules by name, with the paper's step sizes as defaults.
+
+Veness et al. (2009, section 6.0.1): 1e-5 for TD-Leaf and RootStrap(alpha-beta), 1e-6
+for TreeStrap(minimax), 5e-7 for TreeStrap(alpha-beta). TD and TD-Root, and
+RootStrap(minimax), take the values of their closest relatives.
+"""
+
+from __future__ import annotations
+
+from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.base import Algorithm, Hyper
+from treestrap.learn.rootstrap import RootStrap, RootStrapMinimax
+from treestrap.learn.td import TemporalDifference
+from treestrap.learn.td_leaf import TDLeaf
+from treestrap.learn.td_root import TDRoot
+from treestrap.learn.treestrap import TreeStrapAlphaBeta, TreeStrapMinimax
+
+ALGORITHMS: dict[str, type[Algorithm]] = {
+    "td": TemporalDifference,
+    "td-root": TDRoot,
+    "td-leaf": TDLeaf,
+    "rootstrap-mm": RootStrapMinimax,
+    "rootstrap-ab": RootStrap,
+    "treestrap-mm": TreeStrapMinimax,
+    "treestrap-ab": TreeStrapAlphaBeta,
+}
+
+DEFAULT_STEP_SIZE: dict[str, float] = {
+    "td": 1e-5,
+    "td-root": 1e-5,
+    "td-leaf": 1e-5,
+    "rootstrap-mm": 1e-5,
+    "rootstrap-ab": 1e-5,
+    "treestrap-mm": 1e-6,
+    "treestrap-ab": 5e-7,
+}
+
+
+def make_algorithm(name: str, model: LinearModel, hyper: Hyper | None = None) -> Algorithm:
+    """An algorithm by name; ``ValueError`` lists the known names."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r} (known: {', '.join(ALGORITHMS)})")
+    return ALGORITHMS[name](model, hyper or Hyper(step_size=DEFAULT_STEP_SIZE[name]))

@@ -1,0 +1,71 @@
+"""Turning search results into learning targets and weight changes.
+
+The record of a finished search (:class:`treestrap.search.tree.SearchTree`) holds, per
+node, the model's value H(s), its gradient dH/dtheta (sparse) and bounds on the search
+value. From it:
+
+* exact targets (minimax, or alpha-beta without cut-offs): ``delta = V(s) - H(s)``;
+* one-sided targets (alpha-beta bounds, Veness et al. section 4): ``delta = a(s) - H(s)``
+  if H(s) is above the upper bound ``a(s)``, ``b(s) - H(s)`` if below the lower bound
+  ``b(s)``, else 0 (an exact value is both bounds, so this covers the exact case too);
+
+and ``delta_theta = eta * sum_s delta(s) * dH(s)/dtheta``.
+
+Targets are clipped to the heuristic range (+-9900): a mate score says "won", which
+the heuristic can express as its largest value but not as a distance to mate.
+Terminal positions (mate, stalemate, draws by rule) carry no heuristic value in
+search and are left out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treestrap.search.tree import QUIESCENCE, TERMINAL, SearchTree
+from treestrap.search.value import VALUE_CLIP
+
+
+def bounded_deltas(static: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """One-sided errors: towards the violated bound, 0 inside ``[lower, upper]``."""
+    lo = np.clip(lower, -VALUE_CLIP, VALUE_CLIP)
+    hi = np.clip(upper, -VALUE_CLIP, VALUE_CLIP)
+    return np.where(static > hi, hi - static, np.where(static < lo, lo - static, 0.0))
+
+
+def node_mask(tree: SearchTree, min_depth: int) -> np.ndarray:
+    """Nodes that take part in an update: remaining depth >= ``min_depth``, not terminal
+    (and, for ``min_depth >= 1``, not quiescence)."""
+    n = int(tree.meta[0])
+    flags = tree.flags[:n]
+    mask = (tree.depth[:n] >= min_depth) & ((flags & TERMINAL) == 0)
+    if min_depth >= 1:
+        mask &= (flags & QUIESCENCE) == 0
+    return mask
+
+
+def tree_delta(
+    tree: SearchTree, size: int, step: float, min_depth: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(delta_theta, deltas of the nodes used)`` for a TreeStrap update over ``tree``."""
+    n = int(tree.meta[0])
+    mask = node_mask(tree, min_depth)
+    deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n])
+    deltas = np.where(mask, deltas, 0.0)
+    return gradient_step(tree, deltas, size, step), deltas[mask]
+
+
+def gradient_step(tree: SearchTree, deltas: np.ndarray, size: int, step: float) -> np.ndarray:
+    """``step * sum_i deltas[i] * dH(s_i)/dtheta`` over the recorded nodes."""
+    n = deltas.shape[0]
+    starts = tree.feat_start[: n + 1]
+    counts = np.diff(starts)
+    end = int(starts[-1])
+    per_pair = np.repeat(deltas, counts) * tree.feat_val[:end]
+    return step * np.bincount(tree.feat_idx[:end], weights=per_pair, minlength=size)
+
+
+def sparse_step(
+    idx: np.ndarray, val: np.ndarray, delta: float, size: int, step: float
+) -> np.ndarray:
+    """``step * delta * gradient`` for one position's sparse gradient."""
+    return step * delta * np.bincount(idx, weights=val, minlength=size)
