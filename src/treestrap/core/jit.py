@@ -8,9 +8,10 @@ Caching. ``cache=True`` lets a second process start in about a second instead of
 compiling for many. Numba invalidates a cached function only when *its own* file
 changes, not when a kernel it inlines from another file does, which after an edit can
 run stale machine code (wrong results or a crash). So the cache lives in a directory
-named by a hash of every source file of the package: any edit anywhere starts a fresh
-cache. The base is ``$TREESTRAP_CACHE_DIR``, else ``$XDG_CACHE_HOME/treestrap/numba``
-(``~/.cache/treestrap/numba``); the newest few versions are kept.
+named by a hash of every source file of the compiled layers (core, evaluation,
+search): any edit there starts a fresh cache. The base is ``$TREESTRAP_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/treestrap/numba`` (``~/.cache/treestrap/numba``); the newest
+few versions are kept.
 
 Recursion. A cached kernel that calls a *different* recursive kernel segfaults when it
 is loaded back from the cache (numba issue #6061). So every recursive kernel here is
@@ -41,11 +42,16 @@ JIT_DISABLED: bool = bool(numba.config.DISABLE_JIT)
 _CACHES_KEPT = 4
 
 
+#: The packages whose modules hold compiled kernels.
+COMPILED_LAYERS = ("core", "evaluation", "search")
+
+
 def source_hash() -> str:
-    """SHA-1 over the package's Python sources (paths and contents)."""
+    """SHA-1 over the compiled layers' Python sources (paths and contents)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
+    files = (p for layer in COMPILED_LAYERS for p in (root / layer).rglob("*.py"))
+    for path in sorted(files):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
