@@ -51,7 +51,11 @@ def _walk(
     for i in range(n):
         m = np.int64(moves[i])  # exact argument type: see the recursion note in core.jit
         make_move(pos, m)
-        _walk(pos, ev, tt, tree, ctx, min_depth, ply + 1, node, m, stamp)
+        # Look before recursing: most children have no entry deep enough, and a call
+        # with all these arrays costs more than the probe.
+        child = tt_probe(tt, current_key(pos))
+        if child >= 0 and tt.depth[child] >= min_depth and tt.visit[child] != stamp:
+            _walk(pos, ev, tt, tree, ctx, min_depth, ply + 1, node, m, stamp)
         unmake_move(pos)
 
 
