@@ -371,3 +371,12 @@ def test_meep_extract_features_dispatches_to_meep():
     dense = np.zeros(M.MEEP_SIZE)
     np.add.at(dense, idx[:n], val[:n])
     assert np.array_equal(dense, reference_meep(board))
+
+
+def test_meep_index_ranges_are_those_documented() -> None:
+    from treestrap.evaluation import meep
+
+    assert (meep.MATERIAL, meep.BISHOP_PAIR, meep.PSQT) == (0, 5, 6)
+    assert (meep.PAWNS, meep.MOBILITY, meep.KING_SAFETY) == (1158, 1326, 1551)
+    assert (meep.THREATS, meep.HANGING, meep.TEMPO, meep.MEEP_SIZE) == (1788, 1824, 1829, 1830)
+    assert "1158 - 1325" in (meep.__doc__ or "")

@@ -149,11 +149,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         run_dir = args.resume
         config = TrainConfig(games=args.games or 0)
     else:
-        if not args.out:
-            print("error: --out RUN_DIR is required (or --resume RUN_DIR)", file=sys.stderr)
-            return 2
-        run_dir = args.out
         config = TrainConfig()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = args.out or f"runs/{args.algorithm or config.algorithm}-{stamp}"
+        print(f"run directory: {run_dir}")
         if args.preset:
             config = apply_preset(config, args.preset)
         overrides = {
@@ -232,7 +231,9 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
     )
     t.add_argument("--algorithm", choices=list(ALGORITHMS))
     t.add_argument("--games", type=int, help="games to play in total (default 20)")
-    t.add_argument("--out", metavar="RUN_DIR", help="new run directory")
+    t.add_argument(
+        "--out", metavar="RUN_DIR", help="new run directory (default: runs/ALGORITHM-TIME)"
+    )
     t.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped run")
     t.add_argument("--preset", choices=list(PRESETS), help=preset_help)
     t.add_argument("--feature-set", dest="feature_set", choices=["meep", "bitboard"])

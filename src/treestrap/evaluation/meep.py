@@ -13,6 +13,14 @@ to move's point of view, and flipping the colours of a position (mirror the boar
 the piece colours and the side to move) leaves phi unchanged: the white-relative score
 is negated.
 
+Index ranges (a per-phase block holds the opening, middlegame and endgame copies one
+after the other; ``meep_feature_names()`` names every index, e.g.
+``psqt/endgame/knight/f3``)::
+
+    material      0 -    4      pawns       1158 - 1325     threats   1788 - 1823
+    bishop_pair   5             mobility    1326 - 1550     hanging   1824 - 1828
+    psqt          6 - 1157      king        1551 - 1787     tempo     1829
+
 Specification (the tests hold an independent implementation of exactly this). For the
 colour ``c``, with ``rel(sq) = sq`` for white and ``sq ^ 56`` for black, relative rank
 ``r = rel(sq) // 8``, file ``f = sq % 8``, and attacks computed on the full occupancy:
