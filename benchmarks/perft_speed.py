@@ -10,8 +10,9 @@ What it measures, in one run:
   is roughly 50-100 times slower, and the ratio ours / python-chess;
 * the wall time of a fresh Python process that imports treestrap, parses the start
   position and runs perft depth 1 (bulk and make/unmake): once with a cold numba cache
-  (``NUMBA_CACHE_DIR`` pointed at a new temporary directory, so the repository's own
-  cache is neither used nor touched) and once more with that directory now warm.
+  (``TREESTRAP_CACHE_DIR`` and ``NUMBA_CACHE_DIR`` pointed at a new temporary
+  directory, so the user's cache is neither used nor touched) and once more with that
+  directory now warm.
 
 Each timing runs perft as many times in a row as needed to last at least a minimum
 time (0.5 s, or 0.2 s with ``--quick``), and reports the time of one call; for
@@ -199,7 +200,7 @@ def measure_python_chess(position: str, style: str, settings: Settings) -> Measu
 
 def time_fresh_process(cache_dir: str) -> float:
     """Wall seconds of a new interpreter running :data:`STARTUP_SNIPPET`."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "TREESTRAP_CACHE_DIR": cache_dir}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", STARTUP_SNIPPET], env=env, check=True)
     return time.perf_counter() - start
