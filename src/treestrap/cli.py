@@ -279,6 +279,60 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
     t.set_defaults(func=_cmd_train)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _cmd_uci(args: argparse.Namespace) -> int:
+    from treestrap.uci import main as uci_main
+
+    return uci_main(weights=args.weights)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from treestrap.bench import format_bench_line, format_bench_total, run_bench
+
+    def report(i: int, row) -> None:  # type: ignore[no-untyped-def]
+        print(format_bench_line(i, row), flush=True)
+
+    result = run_bench(depth=args.depth, report=report)
+    print(format_bench_total(result))
+    return 0
+
+
+def _add_engine_parsers(sub) -> None:  # type: ignore[no-untyped-def]
+    from treestrap.bench import DEFAULT_DEPTH
+
+    u = sub.add_parser(
+        "uci",
+        help="play as a UCI engine on stdin/stdout (for GUIs and match runners)",
+        description="Speak the Universal Chess Interface on stdin/stdout, with the "
+        "hand-set weights (or the Preset option's) unless --weights or the Weights "
+        "option names a weight file. Extra commands: 'd' shows the position, "
+        "'bench [depth]' runs the bench.",
+    )
+    u.add_argument("--weights", metavar="FILE", help="weight file (.npz) to play with")
+    u.set_defaults(func=_cmd_uci)
+    b = sub.add_parser(
+        "bench",
+        help="search a fixed set of positions: node count signature and speed",
+        description="Search a fixed set of positions to a fixed depth with the hand-set "
+        "weights. The total node count (last line) is deterministic: it changes only "
+        "when the search or the evaluation does.",
+    )
+    b.add_argument(
+        "--depth",
+        type=_positive_int,
+        default=DEFAULT_DEPTH,
+        metavar="N",
+        help=f"plies per position (default {DEFAULT_DEPTH})",
+    )
+    b.set_defaults(func=_cmd_bench)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="treestrap",
@@ -353,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     preset.add_argument("--seed", type=int, help="random preset: seed (default 0)")
     preset.set_defaults(func=_cmd_weights_preset)
     _add_train_parser(sub)
+    _add_engine_parsers(sub)
     return parser
 
 

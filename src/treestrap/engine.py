@@ -19,7 +19,7 @@ import numpy as np
 
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import legal_moves
-from treestrap.core.position import ST_SIDE, Position, copy_position
+from treestrap.core.position import MAX_HISTORY, ST_PLY, ST_SIDE, Position, copy_position
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, new_context, reset_context
 from treestrap.search.timeman import SearchLimits, allocate
@@ -148,6 +148,8 @@ class Engine:
     ) -> SearchOutcome:
         """Search ``pos`` (not modified) within ``limits``; blocks until done."""
         start = time.perf_counter()
+        if pos.st[ST_PLY] + MAX_PLY >= MAX_HISTORY:
+            raise ValueError(f"game too long to search: at most {MAX_HISTORY - MAX_PLY} plies")
         root = copy_position(pos)
         moves = legal_moves(root)
         self.stop_flag[0] = 0
@@ -161,8 +163,12 @@ class Engine:
             timer = threading.Timer(budget.hard, self.stop)
             timer.daemon = True
             timer.start()
-        opts = self.options._replace(max_nodes=limits.nodes or 0)
-        max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
+        if limits.depth is not None and limits.depth < 1:
+            raise ValueError(f"search depth must be at least 1, got {limits.depth}")
+        if limits.nodes is not None and limits.nodes < 1:
+            raise ValueError(f"node limit must be at least 1, got {limits.nodes}")
+        opts = self.options._replace(max_nodes=limits.nodes if limits.nodes else 0)
+        max_depth = min(limits.depth if limits.depth else MAX_PLY - 1, MAX_PLY - 1)
         if budget.soft is not None and len(moves) == 1:
             max_depth = 1  # a forced move: answer at once
         best = moves[0]
@@ -198,6 +204,8 @@ class Engine:
                     break
                 if abs(v) >= MATE_BOUND and depth > MATE - abs(v) + 1:
                     break  # a mate seen with room to spare: deeper finds no other result
+                if limits.mate and v >= MATE_BOUND and MATE - v <= 2 * limits.mate - 1:
+                    break  # "go mate N": a mate in N moves or fewer is found
         finally:
             if timer:
                 timer.cancel()

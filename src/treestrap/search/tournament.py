@@ -91,7 +91,10 @@ def pvs(
     beta: float,
     can_null: bool,
 ) -> float:
-    """Principal variation search; ``depth <= 0`` is quiescence. Fail-soft."""
+    """Principal variation search; ``depth <= 0`` is quiescence. Fail-soft.
+
+    Recursive calls pass ``np.bool_(...)``, not a literal ``True``: a literal would be
+    cast at the call, and numba's cache cannot load that (see treestrap.core.jit)."""
     ctx.pv_len[ply] = 0
     total = ctx.stats[NODES] + ctx.stats[QNODES]
     if (total & POLL_MASK) == 0 and stop[0]:
@@ -174,7 +177,7 @@ def pvs(
                 ply + 1,
                 -beta,
                 -beta + NULL_WINDOW,
-                False,
+                np.bool_(False),
             )
             unmake_null_move(pos)
             if ctx.stats[STOPPED]:
@@ -207,7 +210,9 @@ def pvs(
         if not quiescence and gives_check:
             new_depth += 1  # check extension
         if quiescence or searched == 0:
-            v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, True)
+            v = -pvs(
+                pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, np.bool_(True)
+            )
         else:
             r = 0
             if (
@@ -232,7 +237,7 @@ def pvs(
                 ply + 1,
                 -alpha - NULL_WINDOW,
                 -alpha,
-                True,
+                np.bool_(True),
             )
             if v > alpha and r > 0:
                 v = -pvs(
@@ -246,10 +251,12 @@ def pvs(
                     ply + 1,
                     -alpha - NULL_WINDOW,
                     -alpha,
-                    True,
+                    np.bool_(True),
                 )
             if v > alpha and v < beta:
-                v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, True)
+                v = -pvs(
+                    pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, np.bool_(True)
+                )
         unmake_move(pos)
         searched += 1
         if ctx.stats[STOPPED]:

@@ -1,0 +1,537 @@
+"""The UCI front end: ``treestrap uci`` speaks the Universal Chess Interface.
+
+The main thread reads commands from stdin; a ``go`` starts a worker thread that calls
+:meth:`treestrap.engine.Engine.go` (the compiled search releases the GIL), so ``stop``,
+``ponderhit``, ``isready`` and ``quit`` are answered while it searches. Every line
+written is flushed at once. A bad command never ends the engine: it answers
+``info string error: ...`` and keeps its state (a malformed ``position`` leaves the
+previous position in place).
+
+The search kernels compile on first use (up to a minute or two with a cold numba
+cache), so a warm-up search runs in the background from startup and the first
+``readyok`` waits for it: a ``go`` after ``isready`` never pays for compilation.
+
+Beyond the protocol: ``d`` prints the board, its FEN and its Polyglot key; ``bench
+[depth]`` runs :func:`treestrap.bench.run_bench`.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TextIO
+
+import chess
+
+from treestrap import __version__
+from treestrap.core.makemove import make_move
+from treestrap.core.move import move_to_uci
+from treestrap.core.notation import (
+    STARTING_FEN,
+    format_fen,
+    legal_moves,
+    parse_fen,
+    parse_uci_move,
+)
+from treestrap.core.position import MAX_HISTORY, Position, current_key
+from treestrap.engine import Engine, SearchInfo, SearchOutcome
+from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.evaluation.weights import LinearModel, WeightFileError, load_weights
+from treestrap.search.timeman import SearchLimits
+from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
+
+ENGINE_NAME = f"treestrap {__version__}"
+ENGINE_AUTHOR = "the treestrap developers"
+
+HASH_DEFAULT, HASH_MIN, HASH_MAX = 16, 1, 4096
+OVERHEAD_DEFAULT, OVERHEAD_MAX = 50, 5000
+PRESETS = ("hand-set", "random")
+#: Seed of the ``random`` preset (fixed: the same weights in every process).
+RANDOM_PRESET_SEED = 0
+#: Plies a ``position ... moves`` list may hold: the search needs room on top of it.
+MAX_GAME_PLIES = MAX_HISTORY - 2 * MAX_PLY
+#: ``go mate N`` without another limit searches at most this many plies beyond 2N.
+MATE_EXTRA_PLIES = 4
+
+_GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
+_GO_KEYWORDS = {*_GO_INT_PARAMS, "mate", "infinite", "ponder", "searchmoves"}
+_SETOPTION = re.compile(r"^setoption\s+name\s+(?P<name>.*?)(?:\s+value(?:\s+(?P<value>.*))?)?$")
+
+
+class UciError(ValueError):
+    """A command the engine cannot carry out; reported as ``info string error``."""
+
+
+@dataclass
+class GoCommand:
+    limits: SearchLimits
+    ponder: bool = False
+    mate: int | None = None  # stop once a mate in at most this many moves is found
+    searchmoves: tuple[str, ...] = ()
+
+
+def _int_arg(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UciError(f"go {name}: expected an integer, got {text!r}") from None
+
+
+def parse_go(args: list[str]) -> GoCommand:
+    """The limits of ``go`` (its arguments after ``go``); UCI milliseconds become
+    seconds. ``UciError`` on a malformed command."""
+    limits = SearchLimits()
+    cmd = GoCommand(limits)
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok in _GO_INT_PARAMS or tok == "mate":
+            if i + 1 >= len(args):
+                raise UciError(f"go {tok}: missing value")
+            value = _int_arg(tok, args[i + 1])
+            i += 2
+            if tok in ("wtime", "btime", "winc", "binc", "movetime"):
+                setattr(limits, tok, max(0, value) / 1000.0)  # GUIs send < 0 when late
+            elif tok == "movestogo":
+                limits.movestogo = value if value > 0 else None
+            elif value < 1:
+                raise UciError(f"go {tok}: must be >= 1, got {value}")
+            elif tok == "depth":
+                limits.depth = min(value, MAX_PLY - 1)
+            elif tok == "nodes":
+                limits.nodes = value
+            else:
+                cmd.mate = limits.mate = value
+        elif tok == "infinite":
+            limits.infinite = True
+            i += 1
+        elif tok == "ponder":
+            cmd.ponder = True
+            i += 1
+        elif tok == "searchmoves":
+            i += 1
+            moves = []
+            while i < len(args) and args[i] not in _GO_KEYWORDS:
+                moves.append(args[i])
+                i += 1
+            cmd.searchmoves = tuple(moves)
+        else:
+            raise UciError(f"go: unknown parameter {tok!r}")
+    if cmd.mate is not None and limits.depth is None and not limits.infinite:
+        limits.depth = min(2 * cmd.mate + MATE_EXTRA_PLIES, MAX_PLY - 1)
+    return cmd
+
+
+def parse_position(args: list[str]) -> Position:
+    """The position of ``position startpos|fen <FEN> [moves ...]`` (arguments after
+    ``position``); ``ValueError`` on a malformed FEN or an illegal move."""
+    if not args:
+        raise UciError("position: expected 'startpos' or 'fen <FEN>'")
+    if args[0] == "startpos":
+        fen, rest = STARTING_FEN, args[1:]
+    elif args[0] == "fen":
+        end = args.index("moves") if "moves" in args else len(args)
+        fen, rest = " ".join(args[1:end]), args[end:]
+        if not fen:
+            raise UciError("position fen: missing FEN")
+    else:
+        raise UciError(f"position: expected 'startpos' or 'fen', got {args[0]!r}")
+    if rest and rest[0] != "moves":
+        raise UciError(f"position: unexpected {rest[0]!r} (expected 'moves')")
+    moves = rest[1:]
+    if len(moves) > MAX_GAME_PLIES:
+        raise UciError(f"position: at most {MAX_GAME_PLIES} moves are supported")
+    try:
+        pos = parse_fen(fen)
+    except ValueError as exc:
+        raise UciError(f"position: {exc}") from None
+    for i, text in enumerate(moves):
+        try:
+            make_move(pos, parse_uci_move(pos, text))
+        except ValueError as exc:
+            raise UciError(f"position: move {i + 1} ({text}): {exc}") from None
+    return pos
+
+
+def format_score(v: float) -> str:
+    """``cp X`` or ``mate N`` (N in moves, negative when the side to move is mated)."""
+    if abs(v) >= MATE_BOUND:
+        moves = (round(MATE - abs(v)) + 1) // 2
+        return f"mate {moves if v > 0 else -moves}"
+    return f"cp {round(v)}"
+
+
+def mate_moves(v: float) -> int | None:
+    """Moves to the mate that ``v`` announces for the side to move, else None."""
+    if v >= MATE_BOUND:
+        return (round(MATE - v) + 1) // 2
+    return None
+
+
+def format_info(info: SearchInfo) -> str:
+    line = (
+        f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} "
+        f"score {format_score(info.score)} nodes {info.nodes} nps {info.nps} "
+        f"time {int(info.time * 1000)}"
+    )
+    if info.pv:
+        line += " pv " + " ".join(info.pv)
+    return line
+
+
+def preset_model(name: str) -> LinearModel:
+    if name == "random":
+        return random_model(seed=RANDOM_PRESET_SEED)
+    return hand_set_model()
+
+
+class UciEngine:
+    """One UCI session over a pair of text streams."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        model: LinearModel | None = None,
+        weights_path: str = "",
+        err: TextIO | None = None,
+    ) -> None:
+        self._out = out
+        self._err = err if err is not None else sys.stderr
+        self._out_lock = threading.Lock()
+        self._closed = False
+        self._lock = threading.Lock()  # guards the search state below
+        self.weights_path = weights_path
+        self.preset = PRESETS[0]
+        self.hash_mb = HASH_DEFAULT
+        self.ponder_option = False
+        self.model = model if model is not None else preset_model(self.preset)
+        self.engine = Engine(self.model.evaluator(), hash_mb=HASH_DEFAULT)
+        self.engine.overhead = OVERHEAD_DEFAULT / 1000.0
+        self.pos = parse_fen(STARTING_FEN)
+        # Search state: one search at a time, run by self._worker.
+        self._worker: threading.Thread | None = None
+        self._stop_requested = False
+        self._ponderhit = False
+        self._in_ponder = False
+        self._ponder_event = threading.Event()  # set by ponderhit and by stop
+        self._stop_event = threading.Event()  # set by stop (and quit)
+        self._mate_target: int | None = None
+        self._quitting = False
+        self._warm = threading.Event()
+        threading.Thread(target=self._warm_up, name="uci-warm-up", daemon=True).start()
+
+    # --- output ----------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        with self._out_lock:
+            if self._closed:
+                return
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (OSError, ValueError):  # the GUI went away: nobody left to tell
+                self._closed = True
+
+    def error(self, message: str) -> None:
+        self.send("info string error: " + " ".join(str(message).split()))
+
+    # --- warm-up ---------------------------------------------------------------
+
+    def _warm_up(self) -> None:
+        """Compile every kernel a session uses (a tiny search on a throwaway engine)."""
+        try:
+            pos = parse_position(["startpos", "moves", "e2e4"])
+            format_fen(pos)
+            current_key(pos)
+            Engine(hand_set_model().evaluator(), hash_mb=1).go(pos, SearchLimits(depth=2))
+        except Exception:
+            traceback.print_exc(file=self._err)
+        finally:
+            self._warm.set()
+
+    def wait_warm(self) -> None:
+        self._warm.wait()
+
+    # --- the command loop ------------------------------------------------------
+
+    def run(self, lines: Iterable[str]) -> int:
+        """Answer commands until ``quit`` or the end of input; returns the exit code."""
+        for raw in lines:
+            if not self.handle(raw):
+                break
+        self.shutdown()
+        return 0
+
+    def handle(self, raw: str) -> bool:
+        """Answer one command line; False once the session should end."""
+        line = raw.strip()
+        if not line:
+            return True
+        tokens = line.split()
+        cmd, args = tokens[0], tokens[1:]
+        if cmd == "quit":
+            return False
+        handler = getattr(self, "cmd_" + cmd, None)
+        try:
+            if handler is None:
+                raise UciError(f"unknown command {cmd!r}")
+            handler(line if cmd == "setoption" else args)
+        except UciError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # keep the engine alive whatever happens
+            traceback.print_exc(file=self._err)
+            self.error(f"{cmd}: {type(exc).__name__}: {exc}")
+        return True
+
+    def shutdown(self) -> None:
+        """Stop a running search and wait (briefly) for its thread."""
+        self._quitting = True
+        worker = self._halt_search()
+        if worker is not None:
+            worker.join(timeout=5.0)
+
+    # --- commands --------------------------------------------------------------
+
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        self.send(
+            f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}"
+        )
+        self.send("option name Threads type spin default 1 min 1 max 1")
+        self.send("option name Ponder type check default false")
+        self.send("option name Weights type string default <empty>")
+        self.send(
+            f"option name Preset type combo default {PRESETS[0]} "
+            + " ".join(f"var {p}" for p in PRESETS)
+        )
+        self.send(
+            f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} "
+            f"min 0 max {OVERHEAD_MAX}"
+        )
+        self.send("uciok")
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.wait_warm()
+        self.send("readyok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        pass  # nothing more to say in debug mode
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self._finish_search()
+        self.engine.new_game()
+
+    def cmd_position(self, args: list[str]) -> None:
+        # A new Position object: a search under way keeps the one it was given.
+        self.pos = parse_position(args)
+
+    def cmd_d(self, args: list[str]) -> None:
+        fen = format_fen(self.pos)
+        for row in str(chess.Board(fen)).splitlines():
+            self.send(row)
+        self.send(f"Fen: {fen}")
+        self.send(f"Key: {int(current_key(self.pos)):016X}")
+
+    def cmd_bench(self, args: list[str]) -> None:
+        from treestrap.bench import (
+            DEFAULT_DEPTH,
+            format_bench_line,
+            format_bench_total,
+            run_bench,
+        )
+
+        depth = DEFAULT_DEPTH
+        if args:
+            try:
+                depth = int(args[0])
+            except ValueError:
+                raise UciError(f"bench: expected a depth, got {args[0]!r}") from None
+            if not 1 <= depth < MAX_PLY:
+                raise UciError(f"bench: depth must be in 1..{MAX_PLY - 1}, got {depth}")
+        self._finish_search()
+        self.wait_warm()
+        result = run_bench(depth, report=lambda i, row: self.send(format_bench_line(i, row)))
+        self.send(format_bench_total(result))
+
+    def cmd_setoption(self, line: str) -> None:
+        m = _SETOPTION.match(line)
+        if not m or not m.group("name"):
+            raise UciError("setoption: expected 'setoption name <id> [value <x>]'")
+        name = " ".join(m.group("name").split()).lower()
+        value = (m.group("value") or "").strip()
+        if name == "hash":
+            mb = self._spin("Hash", value, HASH_MIN, HASH_MAX)
+            self._finish_search()
+            try:
+                self.engine.resize(mb)
+            except MemoryError:
+                raise UciError(f"setoption Hash: cannot allocate {mb} MiB") from None
+            self.hash_mb = mb
+        elif name == "threads":
+            self._spin("Threads", value, 1, 1)
+        elif name == "ponder":
+            if value.lower() not in ("true", "false"):
+                raise UciError(f"setoption Ponder: expected true or false, got {value!r}")
+            self.ponder_option = value.lower() == "true"
+        elif name == "move overhead":
+            ms = self._spin("Move Overhead", value, 0, OVERHEAD_MAX)
+            self.engine.overhead = ms / 1000.0
+        elif name == "weights":
+            path = "" if value in ("", "<empty>") else value
+            model = preset_model(self.preset)
+            if path:
+                try:
+                    model = load_weights(path)
+                except WeightFileError as exc:
+                    raise UciError(f"setoption Weights: {exc}") from None
+            self._set_model(model)
+            self.weights_path = path
+        elif name == "preset":
+            preset = value.lower()
+            if preset not in PRESETS:
+                raise UciError(
+                    f"setoption Preset: expected one of {', '.join(PRESETS)}, got {value!r}"
+                )
+            self.preset = preset
+            if not self.weights_path:
+                self._set_model(preset_model(preset))
+        else:
+            raise UciError(f"setoption: no such option {m.group('name')!r}")
+
+    @staticmethod
+    def _spin(name: str, value: str, lo: int, hi: int) -> int:
+        try:
+            v = int(value)
+        except ValueError:
+            raise UciError(f"setoption {name}: expected an integer, got {value!r}") from None
+        if not lo <= v <= hi:
+            raise UciError(f"setoption {name}: must be in {lo}..{hi}, got {v}")
+        return v
+
+    def _set_model(self, model: LinearModel) -> None:
+        self._finish_search()
+        self.model = model
+        self.engine.evaluator = model.evaluator()
+        self.engine.new_game()  # table entries scored by other weights mean nothing now
+
+    # --- searching -------------------------------------------------------------
+
+    def cmd_go(self, args: list[str]) -> None:
+        go = parse_go(args)
+        if go.searchmoves:
+            self.send("info string searchmoves is not supported: searching all moves")
+        self._finish_search()
+        with self._lock:
+            self._stop_requested = False
+            self._ponderhit = False
+            self._in_ponder = go.ponder
+            self._ponder_event.clear()
+            self._stop_event.clear()
+            self._mate_target = go.mate
+            self._worker = threading.Thread(
+                target=self._search, args=(self.pos, go), name="uci-search", daemon=True
+            )
+            self._worker.start()
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self._halt_search()
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        with self._lock:
+            if not self._in_ponder:
+                return  # not pondering: nothing to do
+            self._ponderhit = True
+            self.engine.stop()  # end the ponder search; the real one follows
+            self._ponder_event.set()
+
+    def _halt_search(self) -> threading.Thread | None:
+        """Ask the search under way (if any) to stop; returns its thread."""
+        with self._lock:
+            worker = self._worker
+            if worker is None or not worker.is_alive():
+                return None
+            self._stop_requested = True
+            self.engine.stop()
+            self._ponder_event.set()
+            self._stop_event.set()
+            return worker
+
+    def _finish_search(self) -> None:
+        """Stop the search under way (it answers its bestmove) and wait for it."""
+        worker = self._halt_search()
+        if worker is not None:
+            worker.join()
+
+    def _on_info(self, info: SearchInfo) -> None:
+        self.send(format_info(info))
+        with self._lock:
+            # A stop may come before Engine.go has cleared its flag: raise it again.
+            halt = self._stop_requested or (self._in_ponder and self._ponderhit)
+            if self._mate_target is not None and not self._in_ponder:
+                moves = mate_moves(info.score)
+                halt = halt or (moves is not None and moves <= self._mate_target)
+            if halt:
+                self.engine.stop()
+
+    def _search(self, pos: Position, go: GoCommand) -> None:
+        outcome: SearchOutcome | None = None
+        try:
+            self.wait_warm()
+            if go.ponder:
+                # Search the predicted position with no clock until ponderhit or stop.
+                ponder_limits = replace(
+                    go.limits, movetime=None, wtime=None, btime=None, infinite=True
+                )
+                outcome = self.engine.go(pos, ponder_limits, self._on_info)
+                self._ponder_event.wait()
+                with self._lock:
+                    self._in_ponder = False
+                    hit = self._ponderhit and not self._stop_requested
+                if hit:  # the move was played: now search it as a plain go
+                    outcome = self.engine.go(pos, go.limits, self._on_info)
+            else:
+                outcome = self.engine.go(pos, go.limits, self._on_info)
+            if go.limits.infinite:
+                self._stop_event.wait()  # 'go infinite' answers only after 'stop'
+        except Exception as exc:
+            traceback.print_exc(file=self._err)
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+        if self._quitting:
+            return
+        self.send(self._bestmove_line(pos, outcome))
+
+    @staticmethod
+    def _bestmove_line(pos: Position, outcome: SearchOutcome | None) -> str:
+        if outcome is None:  # the search failed: any legal move beats none
+            moves = legal_moves(pos)
+            return f"bestmove {move_to_uci(moves[0]) if moves else '0000'}"
+        if outcome.best_move is None:
+            return "bestmove 0000"
+        if outcome.ponder:
+            return f"bestmove {outcome.best_move} ponder {outcome.ponder}"
+        return f"bestmove {outcome.best_move}"
+
+
+def main(weights: str | None = None) -> int:
+    """``treestrap uci``: a session on stdin/stdout; 2 if the weight file is unusable."""
+    model = None
+    if weights:
+        try:
+            model = load_weights(weights)
+        except WeightFileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte is a bad command, not a crash
+    session = UciEngine(sys.stdout, model=model, weights_path=weights or "")
+    try:
+        return session.run(iter(sys.stdin.readline, ""))
+    except KeyboardInterrupt:
+        session.shutdown()
+        return 130
