@@ -76,3 +76,13 @@ def test_match_result_scores_from_the_first_players_view() -> None:
     assert r.score() == MatchScore(2, 1, 1)
     assert r.time_losses("A") == 1 and r.time_losses("B") == 0
     assert TimeControl(base=10, increment=0.1).describe() == "10+0.1"
+
+
+def test_a_clean_sweep_gets_a_one_sided_bound() -> None:
+    sweep = MatchScore(20, 0, 0)
+    lo, hi = sweep.elo_interval()
+    assert hi == math.inf
+    # 0.025 ** (1/20) = 0.8318: the score below which 20 straight wins are unlikely
+    assert lo == pytest.approx(elo_from_score(0.025 ** (1 / 20)))
+    assert "above +" in sweep.describe()
+    assert "below -" in MatchScore(0, 0, 20).describe()

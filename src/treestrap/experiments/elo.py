@@ -41,10 +41,17 @@ class MatchScore:
         return elo_from_score(self.score)
 
     def elo_interval(self) -> tuple[float, float]:
-        """95% confidence interval of the Elo difference."""
+        """95% confidence interval of the Elo difference. A clean sweep has no spread
+        to estimate from; its bound is the exact one of a binomial: winning all ``n``
+        games has chance at most 2.5% once the per-game score is below
+        ``0.025 ** (1 / n)``."""
         n = self.games
         if n == 0:
             return (-math.inf, math.inf)
+        if self.wins == n:
+            return (elo_from_score(0.025 ** (1 / n)), math.inf)
+        if self.losses == n:
+            return (-math.inf, elo_from_score(1 - 0.025 ** (1 / n)))
         p = self.score
         var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2 + self.losses * p**2) / n
         se = math.sqrt(var / n)
@@ -52,6 +59,12 @@ class MatchScore:
 
     def describe(self) -> str:
         lo, hi = self.elo_interval()
+        if math.isinf(hi) or math.isinf(lo):
+            bound = f"above {lo:+.0f}" if math.isinf(hi) else f"below {hi:+.0f}"
+            return (
+                f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games), score "
+                f"{100 * self.score:.1f}%, Elo {bound} (95% confidence)"
+            )
         return (
             f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games), score "
             f"{100 * self.score:.1f}%, Elo {self.elo:+.0f} [95% CI {lo:+.0f}, {hi:+.0f}]"
