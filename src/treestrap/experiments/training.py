@@ -460,8 +460,8 @@ def train(
         (run / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
         model = _initial_model(config)
         state = RunState()
-        save_weights(_with_meta(model, config, state), run / "weights.npz")
         _save_checkpoint(model, config, state, run)
+        save_weights(_with_meta(model, config, state), run / "weights.npz")
     config.validate()
     book = load_openings(config.openings)
     learner = Learner(config, model)
@@ -490,9 +490,11 @@ def train(
             _ladder(config, state, opponent)
             _append(run / "games.pgn", summary.pgn + "\n\n")
             _append(run / "metrics.jsonl", json.dumps(_metrics(summary, model, state)) + "\n")
-            save_weights(_with_meta(model, config, state), run / "weights.npz")
+            # The checkpoint first: killed between the two writes, the run resumes at
+            # this game again (deterministic) and rewrites the same checkpoint.
             if number % config.checkpoint_every == 0 or number == config.games:
                 _save_checkpoint(model, config, state, run)
+            save_weights(_with_meta(model, config, state), run / "weights.npz")
             if on_game:
                 on_game(summary, state)
     finally:
