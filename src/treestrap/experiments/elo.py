@@ -55,11 +55,15 @@ class MatchScore:
         p = self.score
         var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2 + self.losses * p**2) / n
         se = math.sqrt(var / n)
-        return (elo_from_score(p - Z95 * se), elo_from_score(p + Z95 * se))
+        lo, hi = p - Z95 * se, p + Z95 * se
+        return (
+            elo_from_score(lo) if lo > 0 else -math.inf,
+            elo_from_score(hi) if hi < 1 else math.inf,
+        )
 
     def describe(self) -> str:
         lo, hi = self.elo_interval()
-        if math.isinf(hi) or math.isinf(lo):
+        if self.wins == self.games or self.losses == self.games:
             bound = f"above {lo:+.0f}" if math.isinf(hi) else f"below {hi:+.0f}"
             return (
                 f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games), score "
