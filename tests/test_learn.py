@@ -594,3 +594,10 @@ def test_registry_names_kinds_and_default_step_sizes() -> None:
 def test_registry_unknown_name() -> None:
     with pytest.raises(ValueError, match="unknown algorithm 'treestrap'"):
         make_algorithm("treestrap", random_model("bitboard"))
+
+
+def test_command_line_algorithm_names_match_the_registry() -> None:
+    from treestrap.experiments.train_presets import ALGORITHM_NAMES
+    from treestrap.learn.registry import ALGORITHMS
+
+    assert tuple(ALGORITHMS) == ALGORITHM_NAMES

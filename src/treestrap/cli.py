@@ -215,8 +215,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
-    from treestrap.experiments.training import PRESETS
-    from treestrap.learn.registry import ALGORITHMS
+    from treestrap.experiments.train_presets import ALGORITHM_NAMES, PRESETS
 
     preset_help = "; ".join(
         f"{name}: " + ", ".join(f"{k}={v}" for k, v in values.items())
@@ -229,7 +228,7 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
         "Defaults: treestrap-ab, meep features, random small initial weights, depth 3, "
         "self-play, the built-in opening book.",
     )
-    t.add_argument("--algorithm", choices=list(ALGORITHMS))
+    t.add_argument("--algorithm", choices=list(ALGORITHM_NAMES))
     t.add_argument("--games", type=int, help="games to play in total (default 20)")
     t.add_argument(
         "--out", metavar="RUN_DIR", help="new run directory (default: runs/ALGORITHM-TIME)"

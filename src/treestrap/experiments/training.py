@@ -41,6 +41,7 @@ from treestrap.evaluation.presets import RANDOM_SCALE, hand_set_model, random_mo
 from treestrap.evaluation.weights import LinearModel, load_weights, save_weights
 from treestrap.experiments.match import find_engine
 from treestrap.experiments.openings import Opening, load_openings
+from treestrap.experiments.train_presets import PRESETS
 from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step
 from treestrap.learn.registry import ALGORITHMS, DEFAULT_STEP_SIZE, make_algorithm
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
@@ -104,23 +105,6 @@ class TrainConfig:
             raise ValueError("depth must be in 1..20")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("lambda must be in [0, 1]")
-
-
-PRESETS: dict[str, dict[str, Any]] = {
-    # Veness et al. 2009, section 6: 1m+1s Fischer clocks with learning time charged to
-    # the clock, greedy moves after a small book, small random initial weights.
-    "paper": {"clock": 60.0, "increment": 1.0, "depth": None, "init": "random"},
-    # Minutes for tens of games on 2 cores: a fixed shallow search.
-    "quick": {
-        "depth": 2,
-        "clock": None,
-        "nodes": None,
-        "minimax_nodes": 1500,
-        "minimax_qnodes": 100,
-        "max_plies": 200,
-        "checkpoint_every": 5,
-    },
-}
 
 
 def apply_preset(config: TrainConfig, name: str) -> TrainConfig:
