@@ -36,7 +36,7 @@ from treestrap.search.context import (
     reset_context,
     update_pv,
 )
-from treestrap.search.training import SearchResult
+from treestrap.search.training import SearchResult, result_from_context
 from treestrap.search.tree import (
     BUDGET_LEAF,
     OVERFLOW,
@@ -172,19 +172,7 @@ class MinimaxSearch:
         self._spare = new_tree(capacity)
 
     def _result(self, value: float, depth: int) -> SearchResult:
-        n = int(self.ctx.pv_len[0])
-        pv = [int(m) for m in self.ctx.pv[0, :n]]
-        stats = self.ctx.stats
-        return SearchResult(
-            value=float(value),
-            best_move=pv[0] if pv else 0,
-            pv=pv,
-            depth=depth,
-            nodes=int(stats[NODES]),
-            qnodes=int(stats[QNODES]),
-            seldepth=int(stats[SELDEPTH]),
-            stopped=bool(stats[STOPPED]),
-        )
+        return result_from_context(self.ctx, value, depth, bool(self.ctx.stats[STOPPED]))
 
     def search(self, pos: Position, ev: Evaluator, depth: int) -> SearchResult:
         """A depth-``depth`` tree; every node lands in ``self.tree``."""

@@ -229,6 +229,24 @@ class SearchResult(NamedTuple):
     stopped: bool
 
 
+def result_from_context(
+    ctx: SearchContext, value: float, depth: int, stopped: bool
+) -> SearchResult:
+    """The root's result as a finished search left it in ``ctx``."""
+    n = int(ctx.pv_len[0])
+    pv = [int(m) for m in ctx.pv[0, :n]]
+    return SearchResult(
+        value=float(value),
+        best_move=pv[0] if pv else 0,
+        pv=pv,
+        depth=depth,
+        nodes=int(ctx.stats[NODES]),
+        qnodes=int(ctx.stats[QNODES]),
+        seldepth=int(ctx.stats[SELDEPTH]),
+        stopped=stopped,
+    )
+
+
 class TrainingSearch:
     """The training alpha-beta with its own scratch space and transposition table.
 
@@ -248,19 +266,7 @@ class TrainingSearch:
         self.tt = new_tt(tt_bits)
 
     def _result(self, value: float, depth: int, stopped: bool) -> SearchResult:
-        n = int(self.ctx.pv_len[0])
-        pv = [int(m) for m in self.ctx.pv[0, :n]]
-        stats = self.ctx.stats
-        return SearchResult(
-            value=float(value),
-            best_move=pv[0] if pv else 0,
-            pv=pv,
-            depth=depth,
-            nodes=int(stats[NODES]),
-            qnodes=int(stats[QNODES]),
-            seldepth=int(stats[SELDEPTH]),
-            stopped=stopped,
-        )
+        return result_from_context(self.ctx, value, depth, stopped)
 
     def search(self, pos: Position, ev: Evaluator, depth: int) -> SearchResult:
         """A fixed-depth search from a cleared table (the paper's training search)."""
