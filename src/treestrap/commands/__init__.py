@@ -1,0 +1,1 @@
+"""Subcommands of the ``treestrap`` command line, one module each."""

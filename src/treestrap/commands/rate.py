@@ -1,0 +1,134 @@
+"""``treestrap rate``: BayesElo-style ratings (or an SPRT) from PGN files and tournament runs.
+
+Only argparse is imported at module level, so that building the CLI stays instant and
+pulls in neither numpy-heavy code nor plotting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``rate`` on ``sub``, the result of ``ArgumentParser.add_subparsers()``."""
+    p = sub.add_parser(
+        "rate",
+        help="rate players from game results (BayesElo-style), or run an SPRT",
+        description="Fit maximum a posteriori Elo ratings (the BayesElo model: draw Elo, "
+        "white advantage, virtual-draw prior) to the games in PGN files, SQLite result "
+        "files or tournament run directories, and print a table with 95% intervals. "
+        "With --sprt, report a sequential probability ratio test for one pair instead.",
+    )
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="PGN file, SQLite file, or run directory holding results.sqlite",
+    )
+    p.add_argument(
+        "--anchor",
+        metavar="NAME=ELO",
+        help="pin one player's rating (e.g. untrained=250); default: mean rating 0",
+    )
+    p.add_argument("--draw-elo", type=float, metavar="X", help="fix the draw Elo (default: fit)")
+    p.add_argument(
+        "--advantage", type=float, metavar="X", help="fix White's advantage (default: fit)"
+    )
+    p.add_argument(
+        "--prior",
+        type=float,
+        default=2.0,
+        metavar="N",
+        help="virtual draws per pair of players that met (default 2; 0 = plain likelihood)",
+    )
+    p.add_argument("--csv", metavar="OUT.csv", help="also write the table as CSV")
+    p.add_argument("--json", metavar="OUT.json", help="also write ratings and LOS as JSON")
+    p.add_argument("--los", action="store_true", help="print the likelihood-of-superiority matrix")
+    p.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="SPRT of --player against --opponent: H0 elo=ELO0 against H1 elo=ELO1",
+    )
+    p.add_argument("--player", help="SPRT: the player under test")
+    p.add_argument("--opponent", help="SPRT: the reference player")
+    p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
+    p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
+    p.set_defaults(func=run_rate)
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _parse_anchor(text: str) -> tuple[str, float]:
+    name, sep, value = text.rpartition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise ValueError(f"--anchor wants NAME=ELO, got {text!r}") from None
+
+
+def _parse_sprt(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"--sprt wants ELO0,ELO1, got {text!r}") from None
+
+
+def run_rate(args: argparse.Namespace) -> int:
+    from treestrap.experiments.ratings import RatingOptions, fit_ratings, load_results
+
+    try:
+        games = []
+        for source in args.sources:
+            games.extend(load_results(source))
+        if not games:
+            return _error("no finished games in " + ", ".join(map(str, args.sources)))
+        if args.sprt is not None:
+            return _run_sprt(args, games)
+        options = RatingOptions(
+            draw_elo=args.draw_elo,
+            advantage=args.advantage,
+            prior=args.prior,
+            anchor=_parse_anchor(args.anchor) if args.anchor else None,
+        )
+        table = fit_ratings(games, options)
+        print(table.format_table())
+        if args.los:
+            print()
+            print(table.format_los())
+        if args.csv:
+            table.to_csv(args.csv)
+            print(f"wrote {args.csv}")
+        if args.json:
+            table.to_json(args.json)
+            print(f"wrote {args.json}")
+    except ValueError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"{exc.filename or ''}: {exc.strerror or exc}")
+    return 0
+
+
+def _run_sprt(args: argparse.Namespace, games: list[tuple[str, str, str]]) -> int:
+    from treestrap.experiments.sprt import count_results, sprt
+
+    if not args.player or not args.opponent:
+        return _error("--sprt needs --player and --opponent")
+    elo0, elo1 = _parse_sprt(args.sprt)
+    wins, draws, losses = count_results(games, args.player, args.opponent)
+    if wins + draws + losses == 0:
+        return _error(f"no finished games between {args.player!r} and {args.opponent!r}")
+    result = sprt(wins, draws, losses, elo0, elo1, args.alpha, args.beta)
+    total = wins + draws + losses
+    print(f"{args.player} vs {args.opponent}: +{wins} ={draws} -{losses} ({total} games)")
+    print(result.describe())
+    return 0
