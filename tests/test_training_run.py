@@ -127,7 +127,7 @@ def test_every_algorithm_runs_two_quick_games(tmp_path: Path, algorithm: str) ->
     initial = load_weights(tmp_path / "checkpoints" / "game-000000.npz")
     assert np.array_equal(initial.weights, random_model("meep", 3).weights)
     assert not np.array_equal(final.weights, initial.weights)
-    assert checkpoint_numbers(tmp_path) == [0, 2]
+    assert checkpoint_numbers(tmp_path) == [0, 1, 2]
     assert np.array_equal(
         load_weights(tmp_path / "checkpoints" / "game-000002.npz").weights, final.weights
     )
@@ -222,7 +222,7 @@ def test_resume_after_kill(reference_run: Path, tmp_path: Path) -> None:
     games = pgn_games(run)
     assert [g.headers["Round"] for g in games] == [str(i) for i in range(1, RESUME_GAMES + 1)]
     # No checkpoint lost or corrupt.
-    assert checkpoint_numbers(run) == [0, 2, 4, 6, 8]
+    assert checkpoint_numbers(run) == [0, 1, 2, 4, 5, 6, 8]
     for path in (run / "checkpoints").glob("*.npz"):
         load_weights(path)
     for n in (0, 2, 4, 6, 8):
@@ -238,6 +238,19 @@ def test_resume_after_kill(reference_run: Path, tmp_path: Path) -> None:
     )
     ref_moves = [[m.uci() for m in g.mainline_moves()] for g in pgn_games(reference_run)]
     assert [[m.uci() for m in g.mainline_moves()] for g in games] == ref_moves
+
+
+def test_log_spaced_checkpoints() -> None:
+    marked = [n for n in range(1, 1001) if training_module.is_log_checkpoint(n)]
+    assert marked == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+
+def test_time_limit_stops_after_a_game_and_resume_goes_on(tmp_path: Path) -> None:
+    config = quick("treestrap-ab", 3, seed=4, max_plies=20)
+    state = train(config, tmp_path, time_limit=0.0)
+    assert state.games == 0  # the limit was already reached before the first game
+    state = train(dataclasses.replace(config, games=0), tmp_path, resume=True, time_limit=1e9)
+    assert state.games == 3
 
 
 def test_resume_after_kill_between_weights_and_checkpoint(
@@ -260,7 +273,7 @@ def test_resume_after_kill_between_weights_and_checkpoint(
         train(resume_config(), tmp_path)
     monkeypatch.setattr(training_module, "_save_checkpoint", save_checkpoint)
     train(resume_config(), tmp_path, resume=True)
-    assert checkpoint_numbers(tmp_path) == [0, 2, 4, 6, 8]
+    assert checkpoint_numbers(tmp_path) == [0, 1, 2, 4, 5, 6, 8]
     assert np.array_equal(
         load_weights(tmp_path / "weights.npz").weights,
         load_weights(reference_run / "weights.npz").weights,

@@ -6,7 +6,9 @@ A run directory holds everything, so a run can be stopped at any moment and resu
     config.json        the TrainConfig, as given
     weights.npz        latest weights; their metadata carry the run state (games played,
                        results, ladder level): one atomic write after every game
-    checkpoints/       weights every ``checkpoint_every`` games (game-000010.npz, ...)
+    checkpoints/       weights before the first game (game-000000.npz), every
+                       ``checkpoint_every`` games, and at 1, 2, 5, 10, 20, 50, ... games
+                       so that learning curves on a log axis have points
     games.pgn          every game, with opening, result and round number
     metrics.jsonl      one JSON line per game
 
@@ -105,6 +107,13 @@ class TrainConfig:
             raise ValueError("depth must be in 1..20")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("lambda must be in [0, 1]")
+
+
+def is_log_checkpoint(games: int) -> bool:
+    """1, 2, 5, 10, 20, 50, 100, ...: evenly spread on a log axis."""
+    while games >= 10 and games % 10 == 0:
+        games //= 10
+    return games in (1, 2, 5)
 
 
 def apply_preset(config: TrainConfig, name: str) -> TrainConfig:
@@ -427,8 +436,14 @@ def train(
     run_dir: str | Path,
     resume: bool = False,
     on_game: Callable[[GameSummary, RunState], None] | None = None,
+    time_limit: float | None = None,
 ) -> RunState:
-    """Run (or resume) a training run into ``run_dir``; returns the final state."""
+    """Run (or resume) a training run into ``run_dir``; returns the final state.
+
+    ``time_limit`` (seconds) ends the run after the first game that finishes past it;
+    ``--resume`` can carry it on later.
+    """
+    started = time.monotonic()
     run = Path(run_dir)
     if resume:
         saved = json.loads((run / "config.json").read_text())
@@ -454,6 +469,8 @@ def train(
     opponent = make_opponent(config, state.elo)
     try:
         while state.games < config.games:
+            if time_limit is not None and time.monotonic() - started >= time_limit:
+                break
             number = state.games + 1
             rng = np.random.default_rng([config.seed, number])
             opening = book[int(rng.integers(len(book)))]
@@ -476,7 +493,11 @@ def train(
             _append(run / "metrics.jsonl", json.dumps(_metrics(summary, model, state)) + "\n")
             # The checkpoint first: killed between the two writes, the run resumes at
             # this game again (deterministic) and rewrites the same checkpoint.
-            if number % config.checkpoint_every == 0 or number == config.games:
+            if (
+                number % config.checkpoint_every == 0
+                or number == config.games
+                or is_log_checkpoint(number)
+            ):
                 _save_checkpoint(model, config, state, run)
             save_weights(_with_meta(model, config, state), run / "weights.npz")
             if on_game:
