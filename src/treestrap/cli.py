@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from importlib import import_module
 
 from treestrap import __version__
 
@@ -197,7 +198,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        state = train(config, run_dir, resume=bool(args.resume), on_game=on_game)
+        limit = args.minutes * 60 if args.minutes is not None else None
+        state = train(config, run_dir, resume=bool(args.resume), on_game=on_game, time_limit=limit)
     except (ValueError, OSError) as exc:
         bar.close()
         print(f"error: {exc}", file=sys.stderr)
@@ -275,6 +277,11 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
     t.add_argument("--openings", help="opening lines: .tsv/.pgn/.epd (default: built-in)")
     t.add_argument("--max-plies", dest="max_plies", type=int)
     t.add_argument("--checkpoint-every", dest="checkpoint_every", type=int)
+    t.add_argument(
+        "--minutes",
+        type=float,
+        help="stop after the game that ends past this many minutes (resume carries on)",
+    )
     t.set_defaults(func=_cmd_train)
 
 
@@ -330,6 +337,10 @@ def _add_engine_parsers(sub) -> None:  # type: ignore[no-untyped-def]
         help=f"plies per position (default {DEFAULT_DEPTH})",
     )
     b.set_defaults(func=_cmd_bench)
+
+
+#: Subcommands with a module of their own in ``treestrap.commands`` (light to import).
+_COMMAND_MODULES = ("rate",)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -407,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     preset.set_defaults(func=_cmd_weights_preset)
     _add_train_parser(sub)
     _add_engine_parsers(sub)
+    for command in _COMMAND_MODULES:
+        import_module(f"treestrap.commands.{command}").add_parser(sub)
     return parser
 
 
