@@ -253,6 +253,20 @@ def test_time_limit_stops_after_a_game_and_resume_goes_on(tmp_path: Path) -> Non
     assert state.games == 3
 
 
+def test_frozen_features_keep_their_initial_weights(tmp_path: Path) -> None:
+    config = quick("treestrap-ab", 2, seed=6, max_plies=30, freeze=["tempo", "material/queen"])
+    train(config, tmp_path)
+    start = load_weights(tmp_path / "checkpoints" / "game-000000.npz")
+    final = load_weights(tmp_path / "weights.npz")
+    names = final.feature_set.names
+    frozen = [names.index("tempo"), QUEEN]
+    assert np.array_equal(final.weights[frozen], start.weights[frozen])
+    assert np.count_nonzero(final.weights != start.weights) > 100
+    with pytest.raises(ValueError, match="no feature starts with nonsense"):
+        train(dataclasses.replace(config, freeze=["nonsense"]), tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
 def test_resume_after_kill_between_weights_and_checkpoint(
     reference_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

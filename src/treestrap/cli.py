@@ -179,6 +179,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 "openings",
                 "max_plies",
                 "checkpoint_every",
+                "freeze",
             )
             if getattr(args, name) is not None
         }
@@ -278,6 +279,12 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
     t.add_argument("--max-plies", dest="max_plies", type=int)
     t.add_argument("--checkpoint-every", dest="checkpoint_every", type=int)
     t.add_argument(
+        "--freeze",
+        action="append",
+        metavar="PREFIX",
+        help="keep the weights of features named PREFIX... fixed (repeatable; e.g. tempo)",
+    )
+    t.add_argument(
         "--minutes",
         type=float,
         help="stop after the game that ends past this many minutes (resume carries on)",
@@ -340,7 +347,7 @@ def _add_engine_parsers(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 #: Subcommands with a module of their own in ``treestrap.commands`` (light to import).
-_COMMAND_MODULES = ("rate",)
+_COMMAND_MODULES = ("rate", "curve", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,6 +38,7 @@ from treestrap.core.move import move_to_uci
 from treestrap.core.notation import parse_fen, parse_uci_move
 from treestrap.core.position import ST_SIDE, Position, copy_position
 from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
+from treestrap.evaluation.features import get_feature_set
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import RANDOM_SCALE, hand_set_model, random_model
 from treestrap.evaluation.weights import LinearModel, load_weights, save_weights
@@ -95,6 +96,8 @@ class TrainConfig:
     squash: bool = True
     predicted_only: bool = True
     use_outcome: bool = True
+    #: feature-name prefixes whose weights keep their initial values (e.g. "tempo")
+    freeze: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -107,6 +110,7 @@ class TrainConfig:
             raise ValueError("depth must be in 1..20")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("lambda must be in [0, 1]")
+        frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
 
 
 def is_log_checkpoint(games: int) -> bool:
@@ -120,6 +124,15 @@ def apply_preset(config: TrainConfig, name: str) -> TrainConfig:
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
     return dataclasses.replace(config, **PRESETS[name])
+
+
+def frozen_indices(names: list[str], prefixes: list[str]) -> tuple[int, ...]:
+    """Indices of the features whose names start with any of ``prefixes``."""
+    found = tuple(i for i, n in enumerate(names) if any(n.startswith(p) for p in prefixes))
+    unmatched = [p for p in prefixes if not any(n.startswith(p) for n in names)]
+    if unmatched:
+        raise ValueError(f"--freeze: no feature starts with {', '.join(unmatched)}")
+    return found
 
 
 # --- the learner's searches ----------------------------------------------------------
@@ -139,6 +152,7 @@ class Learner:
             squash=config.squash,
             predicted_only=config.predicted_only,
             use_outcome=config.use_outcome,
+            frozen=frozen_indices(model.feature_set.names, config.freeze),
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()

@@ -49,6 +49,8 @@ class Hyper:
     predicted_only: bool = True
     #: KnightCap: learn towards the game outcome (+1/0/-1) at the end of the game.
     use_outcome: bool = True
+    #: indices of weights that never change (e.g. ``tempo``, see ``TrainConfig.freeze``)
+    frozen: tuple[int, ...] = ()
 
 
 @dataclass
@@ -75,6 +77,8 @@ class Algorithm:
         self.stats = UpdateStats()
 
     def apply(self, delta_theta: np.ndarray) -> None:
+        if self.hyper.frozen:
+            delta_theta[list(self.hyper.frozen)] = 0.0
         self.model.weights += delta_theta
         self.stats.updates += 1
 
