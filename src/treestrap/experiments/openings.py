@@ -1,5 +1,6 @@
 """Opening lines to start games from: a small built-in book, or lines read from a
-PGN/TSV/EPD file (``../shared/data/openings`` has ECO and lichess collections).
+PGN/TSV/EPD file (``../shared/data/openings`` has ECO and lichess collections) or
+walked through a Polyglot ``.bin`` book.
 
 A line is a starting FEN plus moves in SAN. Every opening of a match is played twice
 with colours reversed, so the book only needs to give variety, not balance.
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import chess.polyglot
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,42 @@ def read_epd_openings(path: str | Path) -> list[Opening]:
     return openings
 
 
+#: Lines walked through a Polyglot book, and their length in plies.
+POLYGLOT_LINES = 400
+POLYGLOT_PLIES = 8
+
+
+def read_polyglot_openings(
+    path: str | Path, lines: int = POLYGLOT_LINES, plies: int = POLYGLOT_PLIES, seed: int = 0
+) -> list[Opening]:
+    """Distinct lines of up to ``plies`` moves, each a random walk from the start
+    position choosing book moves in proportion to their weights (reproducible by
+    ``seed``). A walk stops early where the book has no move."""
+    rng = random.Random(seed)
+    seen: set[tuple[str, ...]] = set()
+    openings = []
+    with chess.polyglot.open_reader(path) as reader:
+        for _ in range(10 * lines):  # duplicates are likely in a narrow book
+            board, sans = chess.Board(), []
+            for _ in range(plies):
+                try:
+                    entry = reader.weighted_choice(board, random=rng)
+                except IndexError:  # no book move here
+                    break
+                sans.append(board.san(entry.move))
+                board.push(entry.move)
+            line = tuple(sans)
+            if line and line not in seen:
+                seen.add(line)
+                openings.append(Opening("book: " + " ".join(line), line))
+                if len(openings) == lines:
+                    break
+    return openings
+
+
 def load_openings(source: str | None) -> list[Opening]:
-    """``None`` or ``"builtin"``: the built-in book; else a .tsv, .pgn or .epd file."""
+    """``None`` or ``"builtin"``: the built-in book; else a .tsv, .pgn, .epd or
+    Polyglot .bin file."""
     if source in (None, "", "builtin"):
         return built_in_book()
     path = Path(source)
@@ -145,8 +181,13 @@ def load_openings(source: str | None) -> list[Opening]:
         book = read_pgn_openings(path)
     elif suffix in (".epd", ".fen"):
         book = read_epd_openings(path)
+    elif suffix == ".bin":
+        try:
+            book = read_polyglot_openings(path)
+        except (OSError, ValueError) as exc:  # e.g. an empty file cannot be mapped
+            raise ValueError(f"{source}: not a readable Polyglot book ({exc})") from None
     else:
-        raise ValueError(f"unknown opening file type {suffix!r} (use .tsv, .pgn or .epd)")
+        raise ValueError(f"unknown opening file type {suffix!r} (use .tsv, .pgn, .epd or .bin)")
     if not book:
         raise ValueError(f"no openings found in {source}")
     return book

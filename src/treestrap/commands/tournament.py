@@ -1,0 +1,163 @@
+"""``treestrap tournament``: a round robin or gauntlet between engines and weight files.
+
+Only argparse at import time: the tournament machinery (and numba, for in-process
+players) is imported when the command runs, so ``treestrap --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+PLAYER_HELP = (
+    "hand-set | random[:SEED] | PATH.npz | weights:PATH (our engine in process) | "
+    "treestrap-uci:PATH|hand-set|random | stockfish[:ELO] | uci:'COMMAND LINE' | "
+    "xboard:'COMMAND LINE'; prefix NAME= to name a player"
+)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _centipawns(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected centipawns, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``tournament`` to the ``treestrap`` subcommands."""
+    t = sub.add_parser(
+        "tournament",
+        help="play a round robin or gauntlet between engines and weight files",
+        description="Play every pair (or the first player against each other one) from "
+        "the same openings with both colours, in parallel worker processes. Results go "
+        "to RUN_DIR/results.sqlite as games end (a killed run resumes with --resume) "
+        "and every game to RUN_DIR/games.pgn.",
+    )
+    t.add_argument("players", nargs="*", metavar="PLAYER", help=PLAYER_HELP)
+    t.add_argument("--out", metavar="RUN_DIR", help="directory for results and games")
+    t.add_argument("--resume", metavar="RUN_DIR", help="finish the tournament stored here")
+    t.add_argument("--format", choices=["round-robin", "gauntlet"], default="round-robin")
+    t.add_argument("--games-per-pair", type=_count, default=2, metavar="N", help="even (default 2)")
+    t.add_argument(
+        "--tc", default="depth=3", help="BASE+INC seconds, depth=N or nodes=N (default depth=3)"
+    )
+    t.add_argument("--openings", metavar="FILE", help=".pgn/.tsv/.epd/.bin (default: built-in)")
+    t.add_argument(
+        "--workers", type=_count, help="games played at once (default 2; may change on resume)"
+    )
+    t.add_argument("--seed", type=int, default=1, help="opening choice (default 1)")
+    adj = t.add_argument_group("adjudication")
+    adj.add_argument("--resign-score", type=_centipawns, metavar="CP", help="resign rule threshold")
+    adj.add_argument("--resign-moves", type=_count, default=3, metavar="N", help="(default 3)")
+    adj.add_argument("--draw-score", type=_centipawns, metavar="CP", help="draw rule threshold")
+    adj.add_argument("--draw-moves", type=_count, default=8, metavar="N", help="(default 8)")
+    adj.add_argument(
+        "--draw-after", type=_count, default=40, metavar="MOVE", help="(default move 40)"
+    )
+    adj.add_argument("--max-plies", type=_count, default=400, metavar="N", help="(default 400)")
+    adj.add_argument(
+        "--finish-with", metavar="PLAYER", help="engine that plays unfinished games to the end"
+    )
+    adj.add_argument("--finish-tc", default="depth=6", help="its limit (default depth=6)")
+    adj.add_argument(
+        "--finish-plies", type=_count, default=200, metavar="N", help="its cap (default 200)"
+    )
+    adj.add_argument(
+        "--move-timeout",
+        type=_seconds,
+        default=60.0,
+        metavar="S",
+        help="forfeit a move longer than this under depth/node limits (default 60)",
+    )
+    t.add_argument("--quiet", action="store_true", help="no progress bar or interim standings")
+    t.set_defaults(func=run_command)
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from treestrap.experiments.adjudication import Adjudication
+    from treestrap.experiments.tournament import TournamentConfig, load_config
+
+    if args.resume:
+        if args.players or args.out:
+            raise ValueError("--resume takes no players and no --out: the run dir has them")
+        config = load_config(args.resume)
+        if args.workers:
+            config.workers = args.workers
+        return config
+    if not args.out:
+        raise ValueError("--out RUN_DIR is required (or --resume RUN_DIR)")
+    rule = Adjudication(
+        resign_score=args.resign_score,
+        resign_moves=args.resign_moves,
+        draw_score=args.draw_score,
+        draw_moves=args.draw_moves,
+        draw_after=args.draw_after,
+    )
+    return TournamentConfig(
+        players=list(args.players),
+        format=args.format,
+        games_per_pair=args.games_per_pair,
+        openings=args.openings,
+        seed=args.seed,
+        tc=args.tc,
+        adjudication=rule,
+        max_plies=args.max_plies,
+        finish_with=args.finish_with,
+        finish_tc=args.finish_tc,
+        finish_plies=args.finish_plies,
+        move_timeout=args.move_timeout,
+        workers=args.workers or 2,
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
+    bad input, 130 when interrupted (the stored games stay; resume later)."""
+    from treestrap.experiments.standings import format_standings
+    from treestrap.experiments.tournament import run_tournament
+
+    run_dir = args.resume or args.out
+    try:
+        config = _config(args)
+        result = run_tournament(config, run_dir, resume=bool(args.resume), progress=not args.quiet)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
+        return 130
+    if args.quiet:  # otherwise the tournament printed them as it ended
+        print(format_standings(result.standings))
+    print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+    if result.given_up:
+        print(
+            f"error: {len(result.given_up)} games could not be played (worker processes "
+            f"died); retry them with --resume {run_dir}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

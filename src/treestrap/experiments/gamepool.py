@@ -1,0 +1,79 @@
+"""Games in parallel worker processes, surviving workers that die.
+
+At most one game per worker is handed out at a time, so when a worker dies (a crash
+in compiled code, the out-of-memory killer) the games in flight are exactly the ones
+that may have caused it. The pool is restarted and those games are tried again; a
+game that was in flight at ``MAX_ATTEMPTS`` breakdowns is given up (and reported),
+and the rest go on. Results come back to the calling process, in the order games end.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures as futures
+from collections.abc import Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
+
+from treestrap.experiments.game import GameRecord, GameSetup, play_game
+
+#: Breakdowns a game may be in flight for before it is given up.
+MAX_ATTEMPTS = 3
+
+
+def run_games(
+    setups: Mapping[int, GameSetup],
+    workers: int,
+    on_done: Callable[[int, GameRecord], None],
+    on_problem: Callable[[str], None] = print,
+) -> list[int]:
+    """Play every game of ``setups`` (id -> setup), calling ``on_done(id, record)`` in
+    this process as each ends. Returns the ids given up, in order."""
+    waiting = sorted(setups)
+    attempts = dict.fromkeys(waiting, 0)
+    given_up: list[int] = []
+    while waiting:
+        running: dict[futures.Future[GameRecord], int] = {}
+        # The platform's default start method; where that is "spawn" or "forkserver",
+        # a calling script needs the usual ``if __name__ == "__main__":`` guard.
+        pool = futures.ProcessPoolExecutor(max_workers=max(1, workers))
+        try:
+            while waiting or running:
+                while waiting and len(running) < max(1, workers):
+                    game_id = waiting.pop(0)
+                    running[pool.submit(play_game, setups[game_id])] = game_id
+                done, _ = futures.wait(running, return_when=futures.FIRST_COMPLETED)
+                for future in done:
+                    game_id = running.pop(future)
+                    try:
+                        record = future.result()
+                    except BrokenProcessPool:
+                        running[future] = game_id  # counted with the others below
+                        raise
+                    except Exception as exc:  # a bug in the game loop: skip, go on
+                        on_problem(f"game {game_id} failed: {type(exc).__name__}: {exc}")
+                        _retry(game_id, attempts, waiting, given_up, on_problem)
+                        continue
+                    on_done(game_id, record)
+            pool.shutdown(wait=True)
+        except BrokenProcessPool:
+            on_problem(f"a worker process died; restarting the pool ({len(running)} games hit)")
+            for game_id in sorted(running.values()):
+                _retry(game_id, attempts, waiting, given_up, on_problem)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+    return sorted(given_up)
+
+
+def _retry(
+    game_id: int,
+    attempts: dict[int, int],
+    waiting: list[int],
+    given_up: list[int],
+    on_problem: Callable[[str], None],
+) -> None:
+    attempts[game_id] += 1
+    if attempts[game_id] >= MAX_ATTEMPTS:
+        given_up.append(game_id)
+        on_problem(f"game {game_id} given up after {MAX_ATTEMPTS} failed attempts")
+    else:
+        bisect.insort(waiting, game_id)

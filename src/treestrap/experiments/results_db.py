@@ -1,0 +1,119 @@
+"""A tournament's results on disk: ``RUN_DIR/results.sqlite``.
+
+Two tables: ``meta`` (``config`` -> the tournament config as JSON) and ``games``, one
+row per finished game, written and committed as each game ends, so a killed run
+loses only the games in progress. ``games.id`` is the game's index in the
+tournament's deterministic schedule, so a resumed run knows which games are missing.
+Only the tournament's main process writes, opening the database for each write (no
+connection is held open while worker processes are started: SQLite connections must
+not cross a fork); readers (``treestrap rate``) may read at any time.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+DB_NAME = "results.sqlite"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE games (id INTEGER PRIMARY KEY, round INTEGER, white TEXT NOT NULL,
+  black TEXT NOT NULL, opening TEXT, result TEXT NOT NULL, termination TEXT,
+  plies INTEGER, pgn TEXT, finished_at TEXT);
+"""
+
+_COLUMNS = "id, round, white, black, opening, result, termination, plies, pgn, finished_at"
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: int
+    round: int
+    white: str
+    black: str
+    opening: str
+    result: str
+    termination: str
+    plies: int
+    pgn: str
+    finished_at: str
+
+
+class ResultsDB:
+    """The open database of one run directory."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.conn = connection
+        self.path = path
+
+    @classmethod
+    def create(cls, run_dir: str | Path, config_json: str) -> ResultsDB:
+        """A new database; ``FileExistsError`` if the run directory already has one."""
+        path = Path(run_dir) / DB_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            raise FileExistsError(path)
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.executescript(SCHEMA)
+            conn.execute("INSERT INTO meta (key, value) VALUES ('config', ?)", (config_json,))
+        return cls(conn, path)
+
+    @classmethod
+    def open(cls, run_dir: str | Path) -> ResultsDB:
+        """An existing database; ``FileNotFoundError`` if there is none."""
+        path = Path(run_dir) / DB_NAME
+        if not path.is_file():
+            raise FileNotFoundError(path)
+        return cls(sqlite3.connect(path), path)
+
+    def config_json(self) -> str:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+        if row is None:
+            raise ValueError(f"{self.path} holds no tournament config")
+        return str(row[0])
+
+    def add_game(self, game: StoredGame) -> None:
+        """Store one finished game and commit (an id stored twice is an error)."""
+        with self.conn:
+            self.conn.execute(
+                f"INSERT INTO games ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.id,
+                    game.round,
+                    game.white,
+                    game.black,
+                    game.opening,
+                    game.result,
+                    game.termination,
+                    game.plies,
+                    game.pgn,
+                    game.finished_at,
+                ),
+            )
+
+    def games(self) -> list[StoredGame]:
+        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM games ORDER BY id").fetchall()
+        return [StoredGame(*row) for row in rows]
+
+    def results(self) -> list[tuple[str, str, str]]:
+        """``(white, black, result)`` of every stored game, by id."""
+        rows = self.conn.execute("SELECT white, black, result FROM games ORDER BY id").fetchall()
+        return [(str(w), str(b), str(r)) for w, b, r in rows]
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> ResultsDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def now() -> str:
+    """A ``finished_at`` timestamp: UTC, ISO 8601, to the second."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -1,0 +1,228 @@
+"""A player at the board for one game: ``play(board, clocks) -> Reply``.
+
+External engines (UCI or xboard) start as a fresh process per game, in their own
+process group so the runner's watchdog can kill a hung one with everything it
+started. In-process players keep one loaded :class:`treestrap.engine.Engine` per
+weight set in each worker process across games (loading the compiled kernels costs
+a second per process; a new game only clears the transposition table).
+
+Scores are centipawns from the mover's point of view, as the engine itself reports
+them; a mate is ``+-MATE_SCORE``, beyond any adjudication threshold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import chess
+import chess.engine
+
+from treestrap.experiments.players import IN_PROCESS, RANDOM, XBOARD, PlayerSpec
+from treestrap.experiments.timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from treestrap.core.position import Position
+    from treestrap.engine import Engine
+    from treestrap.evaluation.weights import LinearModel
+
+#: A mate, in centipawns: larger than any threshold anyone would set.
+MATE_SCORE = 100_000.0
+#: Seconds an engine may take to start, answer ``isready`` (our UCI engine may be
+#: compiling its kernels) and take its options.
+STARTUP_TIMEOUT = 300.0
+#: Seconds an engine gets to quit before its process is killed.
+QUIT_TIMEOUT = 5.0
+#: In-process engines kept per worker process (each holds a transposition table).
+ENGINE_CACHE_SIZE = 8
+IN_PROCESS_HASH_MB = 16
+
+Clocks = dict[chess.Color, float]
+
+
+@dataclass
+class Reply:
+    move: chess.Move | None
+    score: float | None  # centipawns for the mover; None when the engine gave none
+    resigned: bool = False
+
+
+class Session(Protocol):
+    name: str
+
+    def play(self, board: chess.Board, clocks: Clocks) -> Reply: ...
+
+    def kill(self) -> None:
+        """Make a ``play`` that does not return give up (called from another thread)."""
+
+    def close(self) -> None: ...
+
+
+def open_session(spec: PlayerSpec, tc: TimeControl, slot: int = 0) -> Session:
+    """Start ``spec`` for one game. ``slot`` keeps two in-process players of the same
+    weights (self-play) on separate engines."""
+    if spec.kind == IN_PROCESS:
+        return InProcessSession(spec, tc, slot)
+    return EngineProcess(spec, tc)
+
+
+def check_player(spec: PlayerSpec) -> None:
+    """Start the player once and stop it, so a bad one fails before any game:
+    ``ValueError`` with the reason."""
+    try:
+        if spec.kind == IN_PROCESS:
+            load_model(spec)
+        else:
+            EngineProcess(spec, TimeControl(depth=1)).close()
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"player {spec.name} cannot start: {_describe(exc)}") from None
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# --- engines over UCI / xboard ------------------------------------------------------
+
+
+class EngineProcess:
+    """One external engine process for one game."""
+
+    def __init__(self, spec: PlayerSpec, tc: TimeControl) -> None:
+        self.name = spec.name
+        self.tc = tc
+        popen = (
+            chess.engine.SimpleEngine.popen_xboard
+            if spec.kind == XBOARD
+            else chess.engine.SimpleEngine.popen_uci
+        )
+        self.engine = popen(list(spec.command), timeout=STARTUP_TIMEOUT, setpgrp=True)
+        try:
+            if spec.options:
+                self.engine.configure(dict(spec.options))
+            self.engine.ping()  # start-up work must not count against the clock
+        except BaseException:
+            self.close()
+            raise
+        self.engine.timeout = None  # the runner's watchdog limits each move instead
+        self._game = object()
+
+    def play(self, board: chess.Board, clocks: Clocks) -> Reply:
+        tc = self.tc
+        if tc.is_clock:
+            limit = chess.engine.Limit(
+                white_clock=max(clocks[chess.WHITE], 0.001),
+                black_clock=max(clocks[chess.BLACK], 0.001),
+                white_inc=tc.increment,
+                black_inc=tc.increment,
+            )
+        else:
+            limit = chess.engine.Limit(depth=tc.depth, nodes=tc.nodes)
+        played = self.engine.play(board, limit, info=chess.engine.INFO_SCORE, game=self._game)
+        pov = played.info.get("score")
+        score = None if pov is None else float(pov.relative.score(mate_score=int(MATE_SCORE)))
+        return Reply(played.move, score, played.resigned)
+
+    def kill(self) -> None:
+        # The engine leads its own process group (setpgrp): kill the whole group.
+        with contextlib.suppress(OSError):
+            os.killpg(self.engine.transport.get_pid(), signal.SIGKILL)
+
+    def close(self) -> None:
+        self.engine.timeout = QUIT_TIMEOUT
+        with contextlib.suppress(Exception):
+            self.engine.quit()
+        self.engine.close()  # kills the process if it is still there
+
+
+# --- our engine in this process -------------------------------------------------------
+
+_ENGINES: OrderedDict[tuple[object, ...], Engine] = OrderedDict()
+
+
+def load_model(spec: PlayerSpec) -> LinearModel:
+    """The weights of an in-process player (``WeightFileError`` if unusable)."""
+    from treestrap.evaluation.presets import hand_set_model, random_model
+    from treestrap.evaluation.weights import load_weights
+
+    if spec.weights is not None:
+        return load_weights(spec.weights)
+    return random_model(seed=spec.seed) if spec.preset == RANDOM else hand_set_model()
+
+
+def _cached_engine(spec: PlayerSpec, slot: int) -> Engine:
+    from treestrap.core.notation import STARTING_FEN, parse_fen
+    from treestrap.engine import Engine
+    from treestrap.search.timeman import SearchLimits
+
+    key = (*spec.engine_key(), slot)
+    engine = _ENGINES.pop(key, None)
+    if engine is None:
+        engine = Engine(load_model(spec).evaluator(), hash_mb=IN_PROCESS_HASH_MB)
+        # Load (or, with a cold cache, compile) the kernels now, not on a move's clock.
+        engine.go(parse_fen(STARTING_FEN), SearchLimits(depth=1))
+    _ENGINES[key] = engine  # most recently used last
+    while len(_ENGINES) > ENGINE_CACHE_SIZE:
+        _ENGINES.popitem(last=False)
+    return engine
+
+
+class InProcessSession:
+    """Our engine, searching in this process."""
+
+    def __init__(self, spec: PlayerSpec, tc: TimeControl, slot: int) -> None:
+        self.name = spec.name
+        self.tc = tc
+        self.engine = _cached_engine(spec, slot)
+        self.engine.new_game()
+        self._pos: Position | None = None
+        self._moves: list[chess.Move] = []  # the moves self._pos has seen
+
+    def _position(self, board: chess.Board) -> Position:
+        """The game so far as our position, with its history (for repetitions):
+        only the moves since the last call are made."""
+        from treestrap.core.makemove import make_move
+        from treestrap.core.notation import parse_uci_move, position_from_board
+
+        seen = len(self._moves)
+        if self._pos is None or board.move_stack[:seen] != self._moves:
+            self._pos = position_from_board(board)
+        else:
+            for move in board.move_stack[seen:]:
+                make_move(self._pos, parse_uci_move(self._pos, move.uci()))
+        self._moves = list(board.move_stack)
+        return self._pos
+
+    def play(self, board: chess.Board, clocks: Clocks) -> Reply:
+        from treestrap.search.timeman import SearchLimits
+        from treestrap.search.value import MATE_BOUND
+
+        tc = self.tc
+        if tc.is_clock:
+            limits = SearchLimits(
+                wtime=max(clocks[chess.WHITE], 0.0),
+                btime=max(clocks[chess.BLACK], 0.0),
+                winc=tc.increment,
+                binc=tc.increment,
+            )
+        else:
+            limits = SearchLimits(depth=tc.depth, nodes=tc.nodes)
+        outcome = self.engine.go(self._position(board), limits)  # go() keeps pos as is
+        move = chess.Move.from_uci(outcome.best_move) if outcome.best_move else None
+        score = outcome.score
+        if abs(score) >= MATE_BOUND:
+            score = MATE_SCORE if score > 0 else -MATE_SCORE
+        return Reply(move, score)
+
+    def kill(self) -> None:
+        self.engine.stop()
+
+    def close(self) -> None:
+        pass  # the engine stays loaded for this worker's next game

@@ -1,0 +1,291 @@
+"""Tournaments: a round robin or a gauntlet, each opening played with both colours.
+
+The schedule is a pure function of the config: for each of ``games_per_pair / 2``
+openings (picked from the book with the seed), every pair plays it twice with colours
+reversed. A round robin pairs everyone; a gauntlet pairs the first player with each
+of the others. A game's id is its index in that schedule, so a resumed run plays
+exactly the ids missing from ``results.sqlite``.
+
+Games run in worker processes (:mod:`treestrap.experiments.gamepool`); the main
+process alone writes results, each game to the database and ``games.pgn`` as it ends,
+with a progress bar and the standings every few games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from treestrap.experiments.adjudication import Adjudication
+from treestrap.experiments.game import GameRecord, GameRules, GameSetup
+from treestrap.experiments.gamepool import run_games
+from treestrap.experiments.openings import load_openings, pick_openings
+from treestrap.experiments.players import PlayerSpec, parse_player, parse_players
+from treestrap.experiments.results_db import DB_NAME, ResultsDB, StoredGame, now
+from treestrap.experiments.sessions import check_player
+from treestrap.experiments.standings import Standing, format_standings, standings
+from treestrap.experiments.timecontrol import TimeControl, parse_time_control
+
+ROUND_ROBIN, GAUNTLET = "round-robin", "gauntlet"
+FORMATS = (ROUND_ROBIN, GAUNTLET)
+PGN_NAME = "games.pgn"
+#: Standings are printed after every this many games (and at the end).
+STANDINGS_EVERY = 10
+
+
+@dataclass
+class TournamentConfig:
+    """Everything that defines a tournament; stored as JSON in its database."""
+
+    players: list[str]  # player specs (see treestrap.experiments.players)
+    format: str = ROUND_ROBIN
+    games_per_pair: int = 2  # even: half as many openings, each with both colours
+    openings: str | None = None  # None: the built-in book; else a .pgn/.tsv/.epd/.bin file
+    seed: int = 1
+    tc: str | TimeControl = "depth=3"
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    max_plies: int = 400
+    finish_with: str | None = None  # a player spec that finishes games at max_plies
+    finish_tc: str | TimeControl = "depth=6"
+    finish_plies: int = 200
+    move_timeout: float = 60.0  # seconds per move under a depth or node limit
+    workers: int = 2
+    event: str = "treestrap tournament"
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["tc"] = _tc(self.tc).text()
+        data["finish_tc"] = _tc(self.finish_tc).text()
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TournamentConfig:
+        """The config :meth:`to_json` wrote; ``ValueError`` if it is not one."""
+        try:
+            data = json.loads(text)
+            data["adjudication"] = Adjudication(**data.get("adjudication", {}))
+            return cls(**data)
+        except (TypeError, AttributeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a tournament config ({exc})") from None
+
+    def check(self) -> None:
+        """``ValueError`` for a config that cannot make a tournament."""
+        if len(self.players) < 2:
+            raise ValueError("a tournament needs at least two players")
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown format {self.format!r} (expected {' or '.join(FORMATS)})")
+        if self.games_per_pair < 2 or self.games_per_pair % 2:
+            raise ValueError(f"games per pair must be even and >= 2, got {self.games_per_pair}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.max_plies < 1 or self.finish_plies < 1:
+            raise ValueError("max_plies and finish_plies must be >= 1")
+        if not self.move_timeout > 0:
+            raise ValueError(f"move timeout must be positive, got {self.move_timeout}")
+        _tc(self.tc)
+        _tc(self.finish_tc)
+
+
+def _tc(tc: str | TimeControl) -> TimeControl:
+    return tc if isinstance(tc, TimeControl) else parse_time_control(tc)
+
+
+@dataclass
+class TournamentResult:
+    run_dir: Path
+    players: list[str]  # names, in the config's order
+    games: list[StoredGame]  # every stored game, by id
+    standings: list[Standing]
+    given_up: list[int] = field(default_factory=list)  # ids whose games could not be played
+
+    @property
+    def db_path(self) -> Path:
+        return self.run_dir / DB_NAME
+
+    @property
+    def pgn_path(self) -> Path:
+        return self.run_dir / PGN_NAME
+
+
+@dataclass
+class TournamentPlan:
+    """The parsed players and every game of the schedule; a game's id is its index."""
+
+    players: list[PlayerSpec]
+    finisher: PlayerSpec | None
+    games: list[GameSetup]  # ``round`` holds the opening's number, 1 up
+
+
+def plan_tournament(config: TournamentConfig) -> TournamentPlan:
+    """The deterministic schedule; ``ValueError`` for bad players or openings."""
+    config.check()
+    players = parse_players(config.players)
+    finisher = parse_player(config.finish_with) if config.finish_with else None
+    rules = GameRules(
+        adjudication=config.adjudication,
+        max_plies=config.max_plies,
+        finisher=finisher,
+        finish_tc=_tc(config.finish_tc),
+        finish_plies=config.finish_plies,
+        move_timeout=config.move_timeout,
+    )
+    tc = _tc(config.tc)
+    n = len(players)
+    if config.format == ROUND_ROBIN:
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    else:
+        pairs = [(0, j) for j in range(1, n)]
+    openings = pick_openings(
+        load_openings(config.openings), config.games_per_pair // 2, config.seed
+    )
+    games = [
+        GameSetup(players[white], players[black], opening, tc, rules, config.event, str(number))
+        for number, opening in enumerate(openings, start=1)
+        for i, j in pairs
+        for white, black in ((i, j), (j, i))
+    ]
+    return TournamentPlan(players, finisher, games)
+
+
+def load_config(run_dir: str | Path) -> TournamentConfig:
+    """The config of the tournament stored in ``run_dir``."""
+    try:
+        with ResultsDB.open(run_dir) as db:
+            return TournamentConfig.from_json(db.config_json())
+    except FileNotFoundError:
+        raise ValueError(f"no tournament in {run_dir} ({DB_NAME} not found)") from None
+
+
+def _done_ids(
+    config: TournamentConfig, plan: TournamentPlan, run_dir: Path, resume: bool
+) -> set[int]:
+    """Ids already played; checks that ``run_dir`` fits a new run or a resumed one."""
+    if not resume:
+        if (run_dir / DB_NAME).exists():
+            raise ValueError(
+                f"{run_dir} already holds a tournament ({DB_NAME}): finish it with "
+                f"--resume {run_dir}, or choose another output directory"
+            )
+        return set()
+    if _without_workers(load_config(run_dir)) != _without_workers(config):
+        raise ValueError(
+            f"the config differs from the one stored in {run_dir}: resume with the stored one"
+        )
+    with ResultsDB.open(run_dir) as db:
+        stored = db.games()
+    _check_stored(stored, plan, run_dir)
+    return {g.id for g in stored}
+
+
+def _without_workers(config: TournamentConfig) -> str:
+    return dataclasses.replace(config, workers=1).to_json()
+
+
+def _check_stored(stored: list[StoredGame], plan: TournamentPlan, run_dir: Path) -> None:
+    """Stored games must be the scheduled ones (not if the book or players changed)."""
+    for game in stored:
+        expected = plan.games[game.id] if 0 <= game.id < len(plan.games) else None
+        if expected is None or (game.white, game.black, game.opening) != (
+            expected.white.name,
+            expected.black.name,
+            expected.opening.name,
+        ):
+            raise ValueError(
+                f"game {game.id} in {run_dir / DB_NAME} does not match the schedule "
+                "(did the players or the opening file change?)"
+            )
+
+
+def _write_pgn(path: Path, games: list[StoredGame]) -> None:
+    """``games.pgn`` anew from the database, so it holds exactly the stored games."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for game in sorted(games, key=lambda g: (g.finished_at, g.id)):
+            fh.write(game.pgn + "\n\n")
+    tmp.replace(path)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    run_dir: str | Path,
+    resume: bool = False,
+    progress: bool = True,
+) -> TournamentResult:
+    """Play the tournament (with ``resume``: only the games ``run_dir`` lacks) and
+    return every stored game with the standings. ``ValueError`` before any game for
+    a bad config or player, or a ``run_dir`` that does not fit ``resume``."""
+    run_dir = Path(run_dir)
+    plan = plan_tournament(config)
+    done = _done_ids(config, plan, run_dir, resume)
+    missing = {i: setup for i, setup in enumerate(plan.games) if i not in done}
+    # Start every player once now, so a bad one fails before any game.
+    needed = list(
+        {spec.name: spec for s in missing.values() for spec in (s.white, s.black)}.values()
+    )
+    if plan.finisher is not None and missing:
+        needed.append(plan.finisher)
+    for spec in needed:
+        check_player(spec)
+    with ResultsDB.open(run_dir) if resume else ResultsDB.create(run_dir, config.to_json()) as db:
+        _write_pgn(run_dir / PGN_NAME, db.games())
+    given_up = _play(config, plan, missing, run_dir, progress)
+    with ResultsDB.open(run_dir) as db:
+        games = db.games()
+    names = [p.name for p in plan.players]
+    table = standings(names, ((g.white, g.black, g.result) for g in games))
+    if progress:
+        tqdm.write(format_standings(table))
+    return TournamentResult(run_dir, names, games, table, given_up)
+
+
+def _play(
+    config: TournamentConfig,
+    plan: TournamentPlan,
+    missing: dict[int, GameSetup],
+    run_dir: Path,
+    progress: bool,
+) -> list[int]:
+    """Play the missing games, storing each as it ends; returns the ids given up."""
+    names = [p.name for p in plan.players]
+    total = len(plan.games)
+    played = total - len(missing)
+    bar = tqdm(total=total, initial=played, unit="game", disable=not progress)
+
+    def on_done(game_id: int, record: GameRecord) -> None:
+        nonlocal played
+        played += 1
+        show = progress and played < total and played % STANDINGS_EVERY == 0
+        game = StoredGame(
+            game_id,
+            int(plan.games[game_id].round),
+            record.white,
+            record.black,
+            record.opening,
+            record.result,
+            record.termination,
+            record.plies,
+            record.pgn,
+            now(),
+        )
+        with ResultsDB.open(run_dir) as db:
+            db.add_game(game)
+            results = db.results() if show else []
+        with open(run_dir / PGN_NAME, "a", encoding="utf-8") as fh:
+            fh.write(record.pgn + "\n\n")
+        bar.set_postfix_str(f"{record.white}-{record.black} {record.result}", refresh=False)
+        bar.update(1)
+        if show:
+            tqdm.write(format_standings(standings(names, results)))
+
+    def on_problem(message: str) -> None:
+        tqdm.write(f"warning: {message}", file=sys.stderr)
+
+    try:
+        return run_games(missing, config.workers, on_done, on_problem)
+    finally:
+        bar.close()

@@ -1,0 +1,52 @@
+"""A toy UCI engine for the tournament tests (see toy_common for its options)."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import chess
+from toy_common import Misbehaviour, choose, parse_args, send
+
+
+def position(tokens: list[str]) -> chess.Board:
+    if tokens[1] == "startpos":
+        board, rest = chess.Board(), tokens[2:]
+    else:
+        end = tokens.index("moves") if "moves" in tokens else len(tokens)
+        board, rest = chess.Board(" ".join(tokens[2:end])), tokens[end:]
+    for uci in rest[1:]:
+        board.push_uci(uci)
+    return board
+
+
+def main() -> int:
+    args = parse_args(__doc__ or "")
+    rng = random.Random(args.seed)
+    cue = Misbehaviour(args)
+    board = chess.Board()
+    for line in sys.stdin:
+        tokens = line.split()
+        if not tokens:
+            continue
+        if tokens[0] == "uci":
+            send("id name toy-uci")
+            send("id author the treestrap tests")
+            send("uciok")
+        elif tokens[0] == "isready":
+            send("readyok")
+        elif tokens[0] == "position":
+            board = position(tokens)
+        elif tokens[0] == "go":
+            cue.before_move()
+            move = choose(board, args.style, rng)
+            if args.score is not None:
+                send(f"info depth 1 score cp {args.score} nodes 1 pv {move.uci()}")
+            send(f"bestmove {move.uci()}")
+        elif tokens[0] == "quit":
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
