@@ -347,7 +347,7 @@ def _add_engine_parsers(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 #: Subcommands with a module of their own in ``treestrap.commands`` (light to import).
-_COMMAND_MODULES = ("rate", "curve", "reproduce")
+_COMMAND_MODULES = ("tournament", "rate", "curve", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

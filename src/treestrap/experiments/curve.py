@@ -1,0 +1,276 @@
+"""Learning curves: rate the checkpoints of training runs in one pool (Veness et al.
+2009, Figure 2 and Table 2).
+
+Each run directory contributes a few checkpoints spread evenly on a log axis of
+training games; the runs' common starting weights (``game-000000``) play as
+``untrained``, the anchor of the scale (250 Elo in the paper). All of them meet in one
+round-robin tournament, and one BayesElo-model fit rates the pool, so ratings of
+different runs are comparable. The tournament directory can be resumed like any
+other; rating and plotting are cheap and redone every time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from treestrap.evaluation.weights import load_weights
+from treestrap.experiments.ratings import RatingOptions, RatingTable, fit_ratings, load_results
+from treestrap.experiments.tournament import TournamentConfig, run_tournament
+
+UNTRAINED = "untrained"
+#: BayesElo's default draw Elo, used only when a pool has no decisive game.
+DEFAULT_DRAW_ELO = 97.3
+#: The untrained player's rating in Veness et al. (2009), Table 2.
+PAPER_ANCHOR_ELO = 250.0
+#: The update rules' names as the paper prints them.
+DISPLAY_NAMES = {
+    "td": "TD",
+    "td-root": "TD-Root",
+    "td-leaf": "TD-Leaf",
+    "rootstrap-mm": "RootStrap(minimax)",
+    "rootstrap-ab": "RootStrap(alpha-beta)",
+    "treestrap-mm": "TreeStrap(minimax)",
+    "treestrap-ab": "TreeStrap(alpha-beta)",
+}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    label: str  # the run's label: its algorithm, or its directory name if that repeats
+    games: int
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}@{self.games}"
+
+
+def run_checkpoints(run_dir: str | Path, label: str) -> list[Checkpoint]:
+    """Every checkpoint of a training run, by number of games, the start included."""
+    folder = Path(run_dir) / "checkpoints"
+    if not folder.is_dir():
+        raise ValueError(f"{run_dir} is not a training run directory (no checkpoints/)")
+    found = []
+    for path in folder.glob("game-*.npz"):
+        number = path.stem.removeprefix("game-")
+        if number.isdigit():
+            found.append(Checkpoint(label, int(number), path))
+    if not any(c.games == 0 for c in found) or len(found) < 2:
+        raise ValueError(f"{run_dir} has no starting checkpoint and at least one more")
+    return sorted(found, key=lambda c: c.games)
+
+
+def run_algorithm(run_dir: str | Path) -> str:
+    config = Path(run_dir) / "config.json"
+    try:
+        return str(json.loads(config.read_text())["algorithm"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{run_dir} is not a training run directory ({exc})") from exc
+
+
+def pick_points(checkpoints: list[Checkpoint], count: int) -> list[Checkpoint]:
+    """Up to ``count`` trained checkpoints, evenly spaced on a log axis, the last one
+    always among them."""
+    trained = [c for c in checkpoints if c.games > 0]
+    if count < 1 or not trained:
+        return []
+    last = trained[-1]
+    if count == 1 or len(trained) == 1:
+        return [last]
+    low, high = math.log(trained[0].games), math.log(last.games)
+    chosen: list[Checkpoint] = []
+    for target in np.linspace(low, high, count):
+        nearest = min(trained, key=lambda c: abs(math.log(c.games) - target))
+        if nearest not in chosen:
+            chosen.append(nearest)
+    return sorted(chosen, key=lambda c: c.games)
+
+
+@dataclass
+class CurvePool:
+    """The players of a curve tournament: the untrained start and the picked points."""
+
+    untrained: Path
+    points: list[Checkpoint]
+
+    def player_specs(self) -> list[str]:
+        specs = [f"{UNTRAINED}={self.untrained}"]
+        specs += [f"{c.name}={c.path}" for c in self.points]
+        return specs
+
+
+def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
+    """The pool for ``run_dirs``; ``ValueError`` unless the runs share their start."""
+    if not run_dirs:
+        raise ValueError("give at least one training run directory")
+    algorithms = [run_algorithm(d) for d in run_dirs]
+    labels = [
+        a if algorithms.count(a) == 1 else Path(d).name
+        for a, d in zip(algorithms, run_dirs, strict=True)
+    ]
+    if len(set(labels)) != len(labels):
+        raise ValueError("two runs have the same algorithm and directory name")
+    points: list[Checkpoint] = []
+    starts = []
+    for run_dir, label in zip(run_dirs, labels, strict=True):
+        checkpoints = run_checkpoints(run_dir, label)
+        starts.append(checkpoints[0].path)
+        points += pick_points(checkpoints, points_per_run)
+    first = load_weights(starts[0]).weights
+    for other in starts[1:]:
+        if not np.array_equal(load_weights(other).weights, first):
+            raise ValueError(
+                f"{other} and {starts[0]} start from different weights: one untrained "
+                "anchor needs runs with the same start (same --init and --seed)"
+            )
+    return CurvePool(starts[0], points)
+
+
+@dataclass
+class CurvePoint:
+    label: str
+    games: int
+    elo: float
+    lower: float
+    upper: float
+
+
+@dataclass
+class CurveResult:
+    table: RatingTable
+    points: list[CurvePoint]
+    untrained_elo: float
+
+    def best(self) -> dict[str, CurvePoint]:
+        """Each run's best-rated checkpoint (the paper's Table 2 reports these)."""
+        best: dict[str, CurvePoint] = {}
+        for p in self.points:
+            if p.label not in best or p.elo > best[p.label].elo:
+                best[p.label] = p
+        return best
+
+    def format_summary(self, paper: dict[str, float] | None = None) -> str:
+        """Table 2 of the paper: best Elo per algorithm with its 95% interval."""
+        rows = sorted(self.best().values(), key=lambda p: -p.elo)
+        head = f"{'Algorithm':<24}{'Elo':>7}  {'95% interval':<16}{'games':>7}"
+        if paper:
+            head += f"{'paper':>8}"
+        lines = [head, "-" * len(head)]
+        for p in rows:
+            line = (
+                f"{DISPLAY_NAMES.get(p.label, p.label):<24}{p.elo:>7.0f}  "
+                f"{f'[{p.lower:.0f}, {p.upper:.0f}]':<16}{p.games:>7}"
+            )
+            if paper:
+                line += f"{paper.get(p.label, math.nan):>8.0f}"
+            lines.append(line)
+        untrained = self.table.rating(UNTRAINED)
+        line = f"{'Untrained':<24}{untrained.elo:>7.0f}  {'(anchor)':<16}{0:>7}"
+        if paper:
+            line += f"{PAPER_ANCHOR_ELO:>8.0f}"
+        lines.append(line)
+        return "\n".join(lines)
+
+    def to_csv(self, path: str | Path) -> None:
+        rows = ["algorithm,games,elo,lower95,upper95"]
+        rows += [f"{UNTRAINED},0,{self.untrained_elo:.1f},,"]
+        rows += [
+            f"{p.label},{p.games},{p.elo:.1f},{p.lower:.1f},{p.upper:.1f}" for p in self.points
+        ]
+        Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def rate_curve(
+    tournament_dir: str | Path, pool: CurvePool, anchor_elo: float = PAPER_ANCHOR_ELO
+) -> CurveResult:
+    """Fit the pool's games with the untrained player fixed at ``anchor_elo``."""
+    games = load_results(tournament_dir)
+    options = RatingOptions(anchor=(UNTRAINED, anchor_elo))
+    if all(result == "1/2-1/2" for _, _, result in games):
+        # Nothing decisive to fit the draw Elo from (tiny tournaments): BayesElo's own
+        # default keeps the fit defined; every rating comes out equal anyway.
+        options = RatingOptions(anchor=(UNTRAINED, anchor_elo), draw_elo=DEFAULT_DRAW_ELO)
+    table = fit_ratings(games, options)
+    points = []
+    for c in pool.points:
+        r = table.rating(c.name)
+        points.append(CurvePoint(c.label, c.games, r.elo, r.lower, r.upper))
+    return CurveResult(table, points, anchor_elo)
+
+
+def plot_curve(result: CurveResult, out: str | Path, title: str | None = None) -> None:
+    """Elo against training games on a log axis, one line per run, 95% error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    labels = sorted({p.label for p in result.points})
+    for label in labels:
+        pts = sorted((p for p in result.points if p.label == label), key=lambda p: p.games)
+        xs = [p.games for p in pts]
+        ys = [p.elo for p in pts]
+        err = [[p.elo - p.lower for p in pts], [p.upper - p.elo for p in pts]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=DISPLAY_NAMES.get(label, label))
+    ax.axhline(result.untrained_elo, color="grey", linestyle="--", label="Untrained")
+    ax.set_xscale("log")
+    ax.set_xlabel("Number of training games")
+    ax.set_ylabel("Rating (Elo)")
+    ax.set_title(title or "Rating versus number of training games")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+@dataclass
+class CurveSettings:
+    """How the checkpoints meet: the tournament's limits and size."""
+
+    points_per_run: int = 4
+    tc: str = "depth=3"
+    games_per_pair: int = 2
+    workers: int = 2
+    seed: int = 1
+    max_plies: int = 300
+    anchor_elo: float = PAPER_ANCHOR_ELO
+
+
+def run_curve(
+    run_dirs: list[str | Path],
+    out_dir: str | Path,
+    settings: CurveSettings,
+    progress: bool = True,
+    title: str | None = None,
+) -> CurveResult:
+    """Play (or resume) the pool's tournament in ``out_dir/tournament``, then write
+    ``ratings.txt``, ``ratings.csv``, ``ratings.json``, ``curve.csv`` and ``curve.png``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pool = curve_pool(run_dirs, settings.points_per_run)
+    tournament = out / "tournament"
+    config = TournamentConfig(
+        players=pool.player_specs(),
+        games_per_pair=settings.games_per_pair,
+        seed=settings.seed,
+        tc=settings.tc,
+        max_plies=settings.max_plies,
+        workers=settings.workers,
+        event="treestrap curve",
+    )
+    resume = (tournament / "results.sqlite").exists()
+    run_tournament(config, tournament, resume=resume, progress=progress)
+    result = rate_curve(tournament, pool, settings.anchor_elo)
+    (out / "ratings.txt").write_text(result.table.format_table() + "\n", encoding="utf-8")
+    result.table.to_csv(out / "ratings.csv")
+    result.table.to_json(out / "ratings.json")
+    result.to_csv(out / "curve.csv")
+    plot_curve(result, out / "curve.png", title)
+    return result

@@ -1,0 +1,198 @@
+"""One command for Veness et al. (2009), section 6: train TD-Leaf, RootStrap(alpha-beta),
+TreeStrap(minimax) and TreeStrap(alpha-beta) by self-play from the same random start
+with the same budget, rate their checkpoints in one tournament with the untrained
+player at 250 Elo, and write the paper's Table 2 and Figure 2.
+
+Everything lands in one output directory and every stage resumes: training runs
+continue from their last game, the tournament from its database; run the same
+command again after an interruption.
+
+    train/ALGORITHM/   one training run per algorithm (see experiments.training)
+    tournament/        results.sqlite and games.pgn of the rating tournament
+    table.txt          best Elo per algorithm, next to the paper's
+    ratings.*          every checkpoint's rating (txt, csv, json)
+    curve.csv/.png     Elo against training games on a log axis
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from treestrap.experiments.curve import CurveResult, CurveSettings, run_curve
+from treestrap.experiments.training import TrainConfig, train
+
+#: The four algorithms of Figure 2 and Table 2.
+ALGORITHMS = ("td-leaf", "rootstrap-ab", "treestrap-mm", "treestrap-ab")
+#: Table 2 of the paper: best Elo reached by self-play, untrained fixed at 250.
+PAPER_ELO = {
+    "treestrap-ab": 2157.0,
+    "treestrap-mm": 1807.0,
+    "rootstrap-ab": 1362.0,
+    "td-leaf": 1068.0,
+}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one reproduction spends: training games and search, then the tournament."""
+
+    games: int
+    depth: int | None  # training search depth; None: the clock decides
+    clock: float | None
+    increment: float
+    minimax_nodes: int  # TreeStrap(minimax)'s full-tree budget per search
+    minimax_qnodes: int
+    max_plies: int
+    points_per_run: int  # checkpoints per algorithm in the tournament
+    tournament_tc: str
+    games_per_pair: int
+    note: str
+
+
+BUDGETS = {
+    # ~20 minutes on 2 cores: a taste of the curves' order, not their height.
+    "quick": Budget(
+        games=100,
+        depth=3,
+        clock=None,
+        increment=0.0,
+        minimax_nodes=300,
+        minimax_qnodes=20,
+        max_plies=160,
+        points_per_run=4,
+        tournament_tc="depth=3",
+        games_per_pair=2,
+        note="100 self-play games per algorithm at depth 3; depth-3 tournament",
+    ),
+    # A few hours: a thousand games each, the point where the paper's TreeStrap
+    # curves flatten out.
+    "standard": Budget(
+        games=1000,
+        depth=4,
+        clock=None,
+        increment=0.0,
+        minimax_nodes=1500,
+        minimax_qnodes=100,
+        max_plies=300,
+        points_per_run=6,
+        tournament_tc="depth=4",
+        games_per_pair=4,
+        note="1000 self-play games per algorithm at depth 4; depth-4 tournament",
+    ),
+    # The paper's protocol: 1m+1s Fischer clocks with learning charged to the clock,
+    # ten thousand games (Figure 2's axis); days of computing.
+    "paper": Budget(
+        games=10000,
+        depth=None,
+        clock=60.0,
+        increment=1.0,
+        minimax_nodes=5000,
+        minimax_qnodes=500,
+        max_plies=400,
+        points_per_run=8,
+        tournament_tc="60+1",
+        games_per_pair=8,
+        note="10000 self-play games per algorithm at 1m+1s; 1m+1s tournament",
+    ),
+}
+
+
+def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
+    """The same start (init and seed), openings and budget for every algorithm."""
+    return TrainConfig(
+        algorithm=algorithm,
+        games=budget.games,
+        init="random",
+        seed=seed,
+        depth=budget.depth,
+        clock=budget.clock,
+        increment=budget.increment,
+        minimax_nodes=budget.minimax_nodes,
+        minimax_qnodes=budget.minimax_qnodes,
+        max_plies=budget.max_plies,
+        # Log-spaced checkpoints come on their own; this only adds the last one.
+        checkpoint_every=budget.games,
+    )
+
+
+def _train_one(config: TrainConfig, run_dir: Path) -> int:
+    """Worker: start or continue one training run; returns its game count."""
+    return train(config, run_dir, resume=(run_dir / "weights.npz").exists()).games
+
+
+def _games_done(run_dir: Path) -> int:
+    metrics = run_dir / "metrics.jsonl"
+    if not metrics.exists():
+        return 0
+    with open(metrics, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def train_all(
+    out: Path, budget: Budget, seed: int, workers: int, progress: bool = True
+) -> list[Path]:
+    """Train (or finish training) every algorithm, ``workers`` runs at a time."""
+    from tqdm import tqdm
+
+    runs = [out / "train" / a for a in ALGORITHMS]
+    total = budget.games * len(ALGORITHMS)
+    bar = tqdm(total=total, unit="game", desc="training", disable=not progress)
+    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        jobs = {
+            pool.submit(_train_one, training_config(a, budget, seed), run): run
+            for a, run in zip(ALGORITHMS, runs, strict=True)
+        }
+        pending = set(jobs)
+        while pending:
+            done, pending = futures.wait(pending, timeout=1.0)
+            for job in done:
+                job.result()  # a failed run stops the reproduction with its error
+            bar.n = min(total, sum(_games_done(run) for run in runs))
+            bar.refresh()
+    bar.close()
+    return runs
+
+
+def reproduce(
+    out_dir: str | Path,
+    budget: str | Budget = "quick",
+    seed: int = 1,
+    workers: int = 2,
+    progress: bool = True,
+) -> CurveResult:
+    """Train, rate and write the table and plot; resumes whatever ``out_dir`` holds.
+    ``budget`` is a name of :data:`BUDGETS` or a :class:`Budget` of one's own."""
+    if isinstance(budget, str):
+        if budget not in BUDGETS:
+            raise ValueError(f"unknown budget {budget!r} (known: {', '.join(BUDGETS)})")
+        budget_name, budget = budget, BUDGETS[budget]
+    else:
+        budget_name = "custom"
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    runs = train_all(out, budget, seed, workers, progress)
+    trained = time.monotonic()
+    settings = CurveSettings(
+        points_per_run=budget.points_per_run,
+        tc=budget.tournament_tc,
+        games_per_pair=budget.games_per_pair,
+        workers=workers,
+        seed=seed,
+        max_plies=budget.max_plies + 100,
+    )
+    title = f"Learning from self-play ({budget_name} budget: {budget.note})"
+    result = run_curve(list(runs), out, settings, progress, title)
+    finished = time.monotonic()
+    summary = (
+        f"Veness et al. (2009) reproduction, budget {budget_name!r}: {budget.note}\n"
+        f"training {trained - started:.0f} s, tournament and ratings "
+        f"{finished - trained:.0f} s (this invocation)\n\n"
+        + result.format_summary(PAPER_ELO)
+        + "\n"
+    )
+    (out / "table.txt").write_text(summary, encoding="utf-8")
+    return result

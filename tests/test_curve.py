@@ -1,0 +1,154 @@
+"""Learning curves and the one-command reproduction, end to end on tiny budgets:
+checkpoints picked on a log axis, one pool with the untrained anchor, ratings, the
+plot, and a second invocation that resumes instead of replaying."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treestrap.commands.curve import add_parser as add_curve_parser
+from treestrap.evaluation.weights import load_weights
+from treestrap.experiments.curve import (
+    UNTRAINED,
+    Checkpoint,
+    CurveSettings,
+    curve_pool,
+    pick_points,
+    run_curve,
+)
+from treestrap.experiments.ratings import load_results
+from treestrap.experiments.reproduce import ALGORITHMS, BUDGETS, Budget, reproduce
+from treestrap.experiments.training import TrainConfig, train
+
+TINY = Budget(
+    games=3,
+    depth=1,
+    clock=None,
+    increment=0.0,
+    minimax_nodes=40,
+    minimax_qnodes=4,
+    max_plies=16,
+    points_per_run=2,
+    tournament_tc="depth=1",
+    games_per_pair=2,
+    note="test",
+)
+
+
+def points(*games: int) -> list[Checkpoint]:
+    return [Checkpoint("x", g, Path(f"game-{g:06d}.npz")) for g in games]
+
+
+def test_pick_points_spreads_on_a_log_axis_and_keeps_the_last() -> None:
+    available = points(0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1234)
+    chosen = [c.games for c in pick_points(available, 4)]
+    assert chosen == [1, 10, 100, 1234]
+    assert [c.games for c in pick_points(available, 1)] == [1234]
+    assert [c.games for c in pick_points(points(0, 1, 2), 5)] == [1, 2]
+    assert pick_points(points(0), 3) == []
+
+
+def tiny_run(run: Path, algorithm: str, seed: int = 7) -> Path:
+    config = TrainConfig(
+        algorithm=algorithm,
+        games=3,
+        seed=seed,
+        depth=1,
+        max_plies=16,
+        minimax_nodes=40,
+        minimax_qnodes=4,
+        checkpoint_every=3,
+    )
+    train(config, run)
+    return run
+
+
+def test_pool_needs_a_common_start(tmp_path: Path) -> None:
+    a = tiny_run(tmp_path / "a", "treestrap-ab")
+    b = tiny_run(tmp_path / "b", "rootstrap-ab")
+    pool = curve_pool([a, b], 2)
+    names = [spec.split("=")[0] for spec in pool.player_specs()]
+    assert names == [
+        UNTRAINED,
+        "treestrap-ab@1",
+        "treestrap-ab@3",
+        "rootstrap-ab@1",
+        "rootstrap-ab@3",
+    ]
+    # Another seed means another random start: no common anchor.
+    c = tiny_run(tmp_path / "c", "td-leaf", seed=8)
+    with pytest.raises(ValueError, match="different weights"):
+        curve_pool([a, c], 2)
+    with pytest.raises(ValueError, match="not a training run"):
+        curve_pool([tmp_path], 2)
+
+
+def test_curve_rates_the_pool_with_the_untrained_anchor(tmp_path: Path) -> None:
+    a = tiny_run(tmp_path / "a", "treestrap-ab")
+    b = tiny_run(tmp_path / "b", "rootstrap-ab")
+    out = tmp_path / "curve"
+    settings = CurveSettings(points_per_run=2, tc="depth=1", workers=1, max_plies=300)
+    result = run_curve([a, b], out, settings, progress=False)
+    # 5 players in a round robin, 2 games a pair.
+    assert len(load_results(out / "tournament")) == 20
+    assert result.table.rating(UNTRAINED).elo == pytest.approx(250.0)
+    assert {(p.label, p.games) for p in result.points} == {
+        ("treestrap-ab", 1),
+        ("treestrap-ab", 3),
+        ("rootstrap-ab", 1),
+        ("rootstrap-ab", 3),
+    }
+    for p in result.points:
+        assert p.lower <= p.elo <= p.upper
+    with open(out / "curve.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 5 and rows[0]["algorithm"] == UNTRAINED
+    assert (out / "curve.png").stat().st_size > 10_000
+    assert "TreeStrap(alpha-beta)" in result.format_summary()
+    # Again: the finished tournament is resumed, not replayed.
+    run_curve([a, b], out, settings, progress=False)
+    assert len(load_results(out / "tournament")) == 20
+
+
+def test_curve_command_reports_bad_runs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    parser = argparse.ArgumentParser()
+    add_curve_parser(parser.add_subparsers())
+    args = parser.parse_args(["curve", str(tmp_path / "missing"), "--out", str(tmp_path / "o")])
+    assert args.func(args) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "repro"
+    result = reproduce(out, TINY, seed=3, workers=2, progress=False)
+    starts = [
+        load_weights(out / "train" / a / "checkpoints" / "game-000000.npz") for a in ALGORITHMS
+    ]
+    for start in starts[1:]:
+        assert np.array_equal(start.weights, starts[0].weights)
+    for a in ALGORITHMS:
+        assert load_weights(out / "train" / a / "weights.npz").metadata["games"] == TINY.games
+    assert set(result.best()) == set(ALGORITHMS)
+    table = (out / "table.txt").read_text()
+    for name in ("TreeStrap(alpha-beta)", "TreeStrap(minimax)", "RootStrap(alpha-beta)", "TD-Leaf"):
+        assert name in table
+    assert "2157" in table  # the paper's column
+    games = len(load_results(out / "tournament"))
+    # Interrupted after training (the tournament lost): the rerun trains nothing more
+    # and plays the tournament again from scratch.
+    shutil.rmtree(out / "tournament")
+    reproduce(out, TINY, seed=3, workers=2, progress=False)
+    assert len(load_results(out / "tournament")) == games
+    for a in ALGORITHMS:
+        assert len((out / "train" / a / "metrics.jsonl").read_text().splitlines()) == TINY.games
+
+
+def test_budgets_are_what_the_help_says() -> None:
+    assert BUDGETS["quick"].games == 100 and BUDGETS["quick"].depth == 3
+    assert BUDGETS["paper"].clock == 60.0 and BUDGETS["paper"].increment == 1.0
