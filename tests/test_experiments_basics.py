@@ -86,3 +86,22 @@ def test_a_clean_sweep_gets_a_one_sided_bound() -> None:
     assert lo == pytest.approx(elo_from_score(0.025 ** (1 / 20)))
     assert "above +" in sweep.describe()
     assert "below -" in MatchScore(0, 0, 20).describe()
+
+
+def test_head_to_head_scores_each_pair_from_the_first_players_side() -> None:
+    from treestrap.experiments.standings import format_head_to_head, head_to_head
+
+    games = [
+        ("a", "b", "1-0"),
+        ("b", "a", "1-0"),
+        ("b", "a", "1/2-1/2"),
+        ("c", "a", "0-1"),
+        ("b", "c", "1/2-1/2"),
+    ]
+    rows = head_to_head(["a", "b", "c"], games)
+    assert [(a, b, (s.wins, s.draws, s.losses)) for a, b, s in rows] == [
+        ("a", "b", (1, 1, 1)),
+        ("a", "c", (1, 0, 0)),
+        ("b", "c", (0, 1, 0)),
+    ]
+    assert format_head_to_head(rows).splitlines()[0].startswith("a - b: +1 =1 -1 (3 games)")

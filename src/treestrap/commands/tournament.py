@@ -137,7 +137,11 @@ def _config(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
-    from treestrap.experiments.standings import format_standings
+    from treestrap.experiments.standings import (
+        format_head_to_head,
+        format_standings,
+        head_to_head,
+    )
     from treestrap.experiments.tournament import run_tournament
 
     run_dir = args.resume or args.out
@@ -152,6 +156,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     if args.quiet:  # otherwise the tournament printed them as it ended
         print(format_standings(result.standings))
+    played = [(g.white, g.black, g.result) for g in result.games]
+    print("\nhead to head (Elo of the first named, 95% interval):")
+    print(format_head_to_head(head_to_head(result.players, played)))
     print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
     if result.given_up:
         print(

@@ -1,9 +1,12 @@
-"""Tournament standings: points (win 1, draw 1/2), games and W/D/L per player."""
+"""Tournament standings: points (win 1, draw 1/2), games and W/D/L per player, and
+each pair's head-to-head score with its Elo difference and 95% interval."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from treestrap.experiments.elo import MatchScore
 
 
 @dataclass
@@ -51,3 +54,32 @@ def format_standings(rows: list[Standing]) -> str:
             f"{r.wins:>4}  {r.draws:>4}  {r.losses:>4}"
         )
     return "\n".join(lines)
+
+
+def head_to_head(
+    players: Iterable[str], games: Iterable[tuple[str, str, str]]
+) -> list[tuple[str, str, MatchScore]]:
+    """Every pair that met, as (a, b, score of a against b); ``a`` comes first in
+    ``players`` (in a gauntlet: the gauntlet runner against each opponent)."""
+    order = {name: i for i, name in enumerate(players)}
+    tally: dict[tuple[str, str], list[int]] = {}
+    for white, black, result in games:
+        a, b = sorted((white, black), key=lambda n: (order.get(n, len(order)), n))
+        wdl = tally.setdefault((a, b), [0, 0, 0])
+        if result == "1/2-1/2":
+            wdl[1] += 1
+        elif (result == "1-0") == (white == a):
+            wdl[0] += 1
+        else:
+            wdl[2] += 1
+    return [
+        (a, b, MatchScore(*wdl))
+        for (a, b), wdl in sorted(
+            tally.items(), key=lambda item: (order.get(item[0][0], 0), order.get(item[0][1], 0))
+        )
+    ]
+
+
+def format_head_to_head(rows: list[tuple[str, str, MatchScore]]) -> str:
+    """One line per pair: ``a - b: +W =D -L (N games), score, Elo [95% CI]``."""
+    return "\n".join(f"{a} - {b}: {score.describe()}" for a, b, score in rows)
