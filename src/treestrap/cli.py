@@ -183,6 +183,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             )
             if getattr(args, name) is not None
         }
+        if "freeze" in overrides:
+            overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
         if "nodes" in overrides or "clock" in overrides:
             overrides.setdefault("depth", None)
         config = dataclasses.replace(config, **overrides)
@@ -282,7 +284,8 @@ def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
         "--freeze",
         action="append",
         metavar="PREFIX",
-        help="keep the weights of features named PREFIX... fixed (repeatable; e.g. tempo)",
+        help="keep the weights of features named PREFIX... at their initial values "
+        "(repeatable; default: tempo; 'none' learns every weight)",
     )
     t.add_argument(
         "--minutes",

@@ -96,8 +96,11 @@ class TrainConfig:
     squash: bool = True
     predicted_only: bool = True
     use_outcome: bool = True
-    #: feature-name prefixes whose weights keep their initial values (e.g. "tempo")
-    freeze: list[str] = field(default_factory=list)
+    #: feature-name prefixes whose weights keep their initial values. Tempo by
+    #: default: learned from search trees it grows to the average one-ply gain of
+    #: their (often tactical) nodes, several pawns, and then acts as a stand-pat bonus
+    #: that keeps quiescence from capturing (measured: +407 Elo at 1000 games).
+    freeze: list[str] = field(default_factory=lambda: ["tempo"])
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

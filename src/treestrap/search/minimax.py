@@ -183,10 +183,15 @@ class MinimaxSearch:
 
     def search_budget(self, pos: Position, ev: Evaluator, max_depth: int = 32) -> SearchResult:
         """Iterative deepening: the deepest tree that fits ``limits.max_nodes`` and the
-        capacity (depth 1 is always kept); ``self.tree`` holds that tree."""
+        capacity (depth 1 is always kept); ``self.tree`` holds that tree.
+
+        A deeper iteration that would not fit is wasted work (it runs until the budget
+        stops it), so none starts once the observed growth per ply predicts it would
+        overrun the budget."""
         if self.limits.max_nodes <= 0:
             raise ValueError("search_budget needs limits.max_nodes > 0")
         result = None
+        previous = 1
         for depth in range(1, max_depth + 1):
             # Search into the spare record so the last complete tree survives a stop.
             value = minimax_kernel(pos, ev, self._spare, self.ctx, self.limits, depth)
@@ -197,5 +202,9 @@ class MinimaxSearch:
             result = self._result(value, depth)
             if not complete:
                 break
+            nodes = max(int(self.ctx.stats[NODES]), 1)
+            if nodes * nodes / previous > self.limits.max_nodes:
+                break
+            previous = nodes
         assert result is not None
         return result
