@@ -150,5 +150,5 @@ def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: P
 
 
 def test_budgets_are_what_the_help_says() -> None:
-    assert BUDGETS["quick"].games == 100 and BUDGETS["quick"].depth == 3
+    assert BUDGETS["quick"].games == 250 and BUDGETS["quick"].depth == 3
     assert BUDGETS["paper"].clock == 60.0 and BUDGETS["paper"].increment == 1.0

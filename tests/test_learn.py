@@ -601,3 +601,29 @@ def test_command_line_algorithm_names_match_the_registry() -> None:
     from treestrap.learn.registry import ALGORITHMS
 
     assert tuple(ALGORITHMS) == ALGORITHM_NAMES
+
+
+def test_squashed_default_step_matches_the_unsquashed_update_near_zero() -> None:
+    from treestrap.learn.registry import default_step_size
+    from treestrap.learn.temporal import BETA
+
+    assert default_step_size("treestrap-ab") == DEFAULT_STEP_SIZE["treestrap-ab"]
+    assert default_step_size("td-leaf", squash=False) == DEFAULT_STEP_SIZE["td-leaf"]
+    # Small leaf values (a few centipawns), where tanh is nearly linear: one game's
+    # update with the squash and its default step is the unsquashed one, to 0.1%.
+    steps = [leaf_step(0, 2.0, 0), leaf_step(0, -1.0, 1), leaf_step(0, 3.0, 2)]
+    changes = []
+    for squash in (True, False):
+        hyper = Hyper(
+            step_size=default_step_size("td-leaf", squash),
+            lam=0.5,
+            squash=squash,
+            predicted_only=False,
+            use_outcome=False,
+        )
+        changes.append(
+            change_after(TDLeaf, bitboard_model(6), hyper, lambda a: a.end_game(steps, 0.0))
+        )
+    assert np.count_nonzero(changes[1]) == 2
+    np.testing.assert_allclose(changes[0], changes[1], rtol=1e-3)
+    assert default_step_size("td-leaf") == pytest.approx(DEFAULT_STEP_SIZE["td-leaf"] / BETA**2)

@@ -55,7 +55,7 @@ class Budget:
 BUDGETS = {
     # ~20 minutes on 2 cores: a taste of the curves' order, not their height.
     "quick": Budget(
-        games=100,
+        games=250,
         depth=3,
         clock=None,
         increment=0.0,
@@ -64,8 +64,8 @@ BUDGETS = {
         max_plies=160,
         points_per_run=4,
         tournament_tc="depth=3",
-        games_per_pair=2,
-        note="100 self-play games per algorithm at depth 3; depth-3 tournament",
+        games_per_pair=4,
+        note="250 self-play games per algorithm at depth 3; depth-3 tournament",
     ),
     # A few hours: a thousand games each, the point where the paper's TreeStrap
     # curves flatten out.
@@ -115,6 +115,11 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
         max_plies=budget.max_plies,
         # Log-spaced checkpoints come on their own; this only adds the last one.
         checkpoint_every=budget.games,
+        # TD-Leaf as the paper's Table 1 defines it: H(leaf of s_t) <- V(s_t+1) in the
+        # heuristic's units, without KnightCap's squash, outcome and predicted-reply rule.
+        squash=False,
+        use_outcome=False,
+        predicted_only=False,
     )
 
 

@@ -46,7 +46,7 @@ from treestrap.experiments.match import find_engine
 from treestrap.experiments.openings import Opening, load_openings
 from treestrap.experiments.train_presets import PRESETS
 from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step
-from treestrap.learn.registry import ALGORITHMS, DEFAULT_STEP_SIZE, make_algorithm
+from treestrap.learn.registry import ALGORITHMS, default_step_size, make_algorithm
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
 from treestrap.search.tree import new_tree
@@ -147,7 +147,7 @@ class Learner:
     def __init__(self, config: TrainConfig, model: LinearModel) -> None:
         self.config = config
         self.model = model
-        step = config.step_size or DEFAULT_STEP_SIZE[config.algorithm]
+        step = config.step_size or default_step_size(config.algorithm, config.squash)
         hyper = Hyper(
             step_size=step,
             lam=config.lam,

@@ -3,6 +3,11 @@
 Veness et al. (2009, section 6.0.1): 1e-5 for TD-Leaf and RootStrap(alpha-beta), 1e-6
 for TreeStrap(minimax), 5e-7 for TreeStrap(alpha-beta). TD and TD-Root, and
 RootStrap(minimax), take the values of their closest relatives.
+
+Those step sizes are for errors in the heuristic's own units (centipawns here). With
+KnightCap's tanh squash on, TD and TD-Leaf measure errors and gradients in squashed
+units, each about ``BETA`` times smaller near zero, so :func:`default_step_size` divides
+their step by ``BETA ** 2``: the same update as unsquashed for small values.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from treestrap.learn.rootstrap import RootStrap, RootStrapMinimax
 from treestrap.learn.td import TemporalDifference
 from treestrap.learn.td_leaf import TDLeaf
 from treestrap.learn.td_root import TDRoot
+from treestrap.learn.temporal import BETA
 from treestrap.learn.treestrap import TreeStrapAlphaBeta, TreeStrapMinimax
 
 ALGORITHMS: dict[str, type[Algorithm]] = {
@@ -34,6 +40,16 @@ DEFAULT_STEP_SIZE: dict[str, float] = {
     "treestrap-mm": 1e-6,
     "treestrap-ab": 5e-7,
 }
+
+
+#: The rules that squash values when ``Hyper.squash`` is on.
+SQUASHING = ("td", "td-leaf")
+
+
+def default_step_size(name: str, squash: bool = True) -> float:
+    """The paper's step size, converted to squashed units where the rule squashes."""
+    step = DEFAULT_STEP_SIZE[name]
+    return step / BETA**2 if squash and name in SQUASHING else step
 
 
 def make_algorithm(name: str, model: LinearModel, hyper: Hyper | None = None) -> Algorithm:
