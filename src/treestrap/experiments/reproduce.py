@@ -116,9 +116,12 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
         # Log-spaced checkpoints come on their own; this only adds the last one.
         checkpoint_every=budget.games,
         # TD-Leaf as the paper's Table 1 defines it: H(leaf of s_t) <- V(s_t+1) in the
-        # heuristic's units, without KnightCap's squash, outcome and predicted-reply rule.
+        # heuristic's units (no tanh squash, no predicted-reply rule); the last target is
+        # the final position's value, +-9900 for a win or loss. Without it self-play from
+        # near-zero weights has almost no signal (measured: weights moved < 0.04 in 250
+        # games while 153 of them ended in mate).
         squash=False,
-        use_outcome=False,
+        use_outcome=True,
         predicted_only=False,
     )
 
