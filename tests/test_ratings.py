@@ -289,3 +289,28 @@ def test_fit_converges_for_small_and_large_pools(players: int, rounds: int) -> N
     assert len(table.players) == players
     assert all(math.isfinite(p.elo) and p.lower < p.elo < p.upper for p in table.players)
     assert abs(sum(p.elo for p in table.players)) < 1e-6
+
+
+def test_settled_fit_fixes_a_draw_elo_that_near_sweeps_leave_open() -> None:
+    from treestrap.experiments.ratings import BAYESELO_DRAW_ELO, fit_ratings_settled
+
+    # A lopsided gauntlet: the middle player almost sweeps one and is almost swept by
+    # the other. Fitted freely, the draw Elo runs off with the ratings' spread.
+    games = (
+        [("top", "mid", "1-0"), ("mid", "top", "0-1")] * 49
+        + [("top", "mid", "1/2-1/2")] * 2
+        + [("mid", "low", "1-0"), ("low", "mid", "0-1")] * 47
+        + [("mid", "low", "1/2-1/2")] * 6
+    )
+    free = fit_ratings(games, RatingOptions(anchor=("low", 250.0)))
+    assert 1.96 * free.draw_elo_sd > 200
+    table, notes = fit_ratings_settled(games, RatingOptions(anchor=("low", 250.0)))
+    assert table.draw_elo == BAYESELO_DRAW_ELO
+    assert any("draw Elo fixed" in note for note in notes)
+    mid = table.rating("mid")
+    assert 250 < mid.elo < 1200 and mid.upper - mid.lower < 400
+    # A well-mixed pool keeps its fitted values and needs no note.
+    rng = np.random.default_rng(5)
+    mixed = simulate_games({"a": 0.0, "b": 100.0, "c": 200.0}, 200, 150.0, 40.0, rng)
+    table, notes = fit_ratings_settled(mixed)
+    assert notes == [] and not table.draw_elo_fixed

@@ -56,6 +56,8 @@ def run_curve_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(result.table.format_table())
+    for note in result.notes:
+        print(f"note: {note}")
     print()
     print(result.format_summary())
     print(f"\nplot: {args.out}/curve.png; ratings: {args.out}/ratings.csv")

@@ -84,7 +84,7 @@ def _parse_sprt(text: str) -> tuple[float, float]:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from treestrap.experiments.ratings import RatingOptions, fit_ratings, load_results
+    from treestrap.experiments.ratings import RatingOptions, fit_ratings_settled, load_results
 
     try:
         games = []
@@ -100,8 +100,10 @@ def run_rate(args: argparse.Namespace) -> int:
             prior=args.prior,
             anchor=_parse_anchor(args.anchor) if args.anchor else None,
         )
-        table = fit_ratings(games, options)
+        table, notes = fit_ratings_settled(games, options)
         print(table.format_table())
+        for note in notes:
+            print(f"note: {note}")
         if args.los:
             print()
             print(table.format_los())

@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from treestrap.evaluation.weights import load_weights
-from treestrap.experiments.ratings import RatingOptions, RatingTable, fit_ratings, load_results
+from treestrap.experiments.ratings import (
+    RatingOptions,
+    RatingTable,
+    fit_ratings_settled,
+    load_results,
+)
 from treestrap.experiments.tournament import TournamentConfig, run_tournament
 
 UNTRAINED = "untrained"
-#: BayesElo's default draw Elo, used only when a pool has no decisive game.
-DEFAULT_DRAW_ELO = 97.3
 #: The untrained player's rating in Veness et al. (2009), Table 2.
 PAPER_ANCHOR_ELO = 250.0
 #: The update rules' names as the paper prints them.
@@ -145,6 +148,7 @@ class CurveResult:
     table: RatingTable
     points: list[CurvePoint]
     untrained_elo: float
+    notes: list[str] = field(default_factory=list)  # parameters the games left open
 
     def best(self) -> dict[str, CurvePoint]:
         """Each run's best-rated checkpoint (the paper's Table 2 reports these)."""
@@ -190,17 +194,12 @@ def rate_curve(
 ) -> CurveResult:
     """Fit the pool's games with the untrained player fixed at ``anchor_elo``."""
     games = load_results(tournament_dir)
-    options = RatingOptions(anchor=(UNTRAINED, anchor_elo))
-    if all(result == "1/2-1/2" for _, _, result in games):
-        # Nothing decisive to fit the draw Elo from (tiny tournaments): BayesElo's own
-        # default keeps the fit defined; every rating comes out equal anyway.
-        options = RatingOptions(anchor=(UNTRAINED, anchor_elo), draw_elo=DEFAULT_DRAW_ELO)
-    table = fit_ratings(games, options)
+    table, notes = fit_ratings_settled(games, RatingOptions(anchor=(UNTRAINED, anchor_elo)))
     points = []
     for c in pool.points:
         r = table.rating(c.name)
         points.append(CurvePoint(c.label, c.games, r.elo, r.lower, r.upper))
-    return CurveResult(table, points, anchor_elo)
+    return CurveResult(table, points, anchor_elo, notes)
 
 
 def plot_curve(result: CurveResult, out: str | Path, title: str | None = None) -> None:
@@ -268,7 +267,8 @@ def run_curve(
     resume = (tournament / "results.sqlite").exists()
     run_tournament(config, tournament, resume=resume, progress=progress)
     result = rate_curve(tournament, pool, settings.anchor_elo)
-    (out / "ratings.txt").write_text(result.table.format_table() + "\n", encoding="utf-8")
+    notes = "".join(f"note: {note}\n" for note in result.notes)
+    (out / "ratings.txt").write_text(result.table.format_table() + "\n" + notes, encoding="utf-8")
     result.table.to_csv(out / "ratings.csv")
     result.table.to_json(out / "ratings.json")
     result.to_csv(out / "curve.csv")

@@ -38,7 +38,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -615,3 +615,43 @@ def load_results(source: str | Path) -> list[GameResult]:
     if magic == b"SQLite format 3\x00":
         return read_db_results(path)
     return read_pgn_results(path)
+
+
+#: BayesElo's defaults, used where the games cannot determine a parameter.
+BAYESELO_DRAW_ELO = 97.3
+BAYESELO_ADVANTAGE = 32.8
+#: A fitted draw Elo or advantage whose 95% half-width exceeds this is not determined
+#: by the games (lopsided gauntlets: almost no draws and no even pairings).
+UNDETERMINED_HALF_WIDTH = 200.0
+
+
+def fit_ratings_settled(
+    games: Sequence[GameResult], options: RatingOptions | None = None
+) -> tuple[RatingTable, list[str]]:
+    """:func:`fit_ratings`, but a draw Elo or advantage that the games leave undetermined
+    (every game drawn, or a 95% half-width above :data:`UNDETERMINED_HALF_WIDTH`) is
+    fixed at BayesElo's default instead, with a note saying so. Near-sweeps otherwise
+    trade an arbitrarily large draw Elo against arbitrarily spread ratings."""
+    opts = options or RatingOptions()
+    notes: list[str] = []
+    if opts.draw_elo is None and all(result == "1/2-1/2" for _, _, result in games):
+        opts = replace(opts, draw_elo=BAYESELO_DRAW_ELO)
+        notes.append(f"every game is a draw: draw Elo fixed at {BAYESELO_DRAW_ELO}")
+    table = fit_ratings(games, opts)
+    changes: dict[str, float] = {}
+    if opts.draw_elo is None and Z95 * table.draw_elo_sd > UNDETERMINED_HALF_WIDTH:
+        changes["draw_elo"] = BAYESELO_DRAW_ELO
+        notes.append(
+            f"draw Elo fixed at {BAYESELO_DRAW_ELO} (BayesElo's default): these games do "
+            f"not determine it (fitted {table.draw_elo:.0f} +/- {Z95 * table.draw_elo_sd:.0f})"
+        )
+    if opts.advantage is None and Z95 * table.advantage_sd > UNDETERMINED_HALF_WIDTH:
+        changes["advantage"] = BAYESELO_ADVANTAGE
+        notes.append(
+            f"white advantage fixed at {BAYESELO_ADVANTAGE} (BayesElo's default): these "
+            f"games do not determine it (fitted {table.advantage:.0f} +/- "
+            f"{Z95 * table.advantage_sd:.0f})"
+        )
+    if changes:
+        table = fit_ratings(games, replace(opts, **changes))
+    return table, notes

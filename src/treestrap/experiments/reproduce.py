@@ -201,6 +201,7 @@ def reproduce(
         f"{finished - trained:.0f} s (this invocation)\n\n"
         + result.format_summary(PAPER_ELO)
         + "\n"
+        + "".join(f"note: {note}\n" for note in result.notes)
     )
     (out / "table.txt").write_text(summary, encoding="utf-8")
     return result
