@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The toy engines in tests/engines are programs the tests run, not test modules (a
+#: conftest.py of their own would shadow this one for ``from conftest import ...``).
+collect_ignore_glob = ["engines/*"]
 
 
 def data_dir() -> Path:
