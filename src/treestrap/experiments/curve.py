@@ -221,7 +221,7 @@ def plot_curve(result: CurveResult, out: str | Path, title: str | None = None) -
     ax.set_xscale("log")
     ax.set_xlabel("Number of training games")
     ax.set_ylabel("Rating (Elo)")
-    ax.set_title(title or "Rating versus number of training games")
+    ax.set_title(title or "Rating versus number of training games", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()

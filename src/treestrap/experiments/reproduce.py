@@ -192,7 +192,7 @@ def reproduce(
         seed=seed,
         max_plies=budget.max_plies + 100,
     )
-    title = f"Learning from self-play ({budget_name} budget: {budget.note})"
+    title = f"Learning from self-play, {budget_name} budget\n{budget.note}"
     result = run_curve(list(runs), out, settings, progress, title)
     finished = time.monotonic()
     summary = (
