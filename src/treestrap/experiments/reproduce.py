@@ -53,7 +53,7 @@ class Budget:
 
 
 BUDGETS = {
-    # ~20 minutes on 2 cores: a taste of the curves' order, not their height.
+    # ~10 minutes on 2 cores: a taste of the curves' order, not their height.
     "quick": Budget(
         games=250,
         depth=3,
