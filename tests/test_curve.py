@@ -114,6 +114,9 @@ def test_curve_rates_the_pool_with_the_untrained_anchor(tmp_path: Path) -> None:
     # Again: the finished tournament is resumed, not replayed.
     run_curve([a, b], out, settings, progress=False)
     assert len(load_results(out / "tournament")) == 20
+    # Other settings (or checkpoints) are another tournament: refused, not mixed in.
+    with pytest.raises(ValueError, match="other checkpoints or settings"):
+        run_curve([a, b], out, CurveSettings(points_per_run=1, tc="depth=1"), progress=False)
 
 
 def test_curve_command_reports_bad_runs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -11,6 +11,7 @@ other; rating and plotting are cheap and redone every time.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from treestrap.experiments.ratings import (
     fit_ratings_settled,
     load_results,
 )
-from treestrap.experiments.tournament import TournamentConfig, run_tournament
+from treestrap.experiments.tournament import TournamentConfig, load_config, run_tournament
 
 UNTRAINED = "untrained"
 #: The untrained player's rating in Veness et al. (2009), Table 2.
@@ -265,6 +266,11 @@ def run_curve(
         event="treestrap curve",
     )
     resume = (tournament / "results.sqlite").exists()
+    if resume and dataclasses.replace(load_config(tournament), workers=config.workers) != config:
+        raise ValueError(
+            f"{tournament} holds the tournament of other checkpoints or settings (did a "
+            "run train on?): choose another --out, or delete that directory to replay it"
+        )
     run_tournament(config, tournament, resume=resume, progress=progress)
     result = rate_curve(tournament, pool, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
