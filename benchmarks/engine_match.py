@@ -20,8 +20,9 @@ import argparse
 import shlex
 import sys
 
-from treestrap.experiments.match import EngineSpec, TimeControl, find_engine, play_match
+from treestrap.experiments.match import EngineSpec, find_engine, play_match
 from treestrap.experiments.openings import load_openings, pick_openings
+from treestrap.experiments.timecontrol import parse_time_control
 
 
 def player(text: str) -> EngineSpec:
@@ -53,15 +54,6 @@ def player(text: str) -> EngineSpec:
     sys.exit(f"unknown player {text!r}")
 
 
-def time_control(text: str) -> TimeControl:
-    if text.startswith("depth="):
-        return TimeControl(depth=int(text[6:]))
-    if text.startswith("nodes="):
-        return TimeControl(nodes=int(text[6:]))
-    base, _, inc = text.partition("+")
-    return TimeControl(base=float(base), increment=float(inc or 0))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", default="treestrap")
@@ -74,7 +66,7 @@ def main() -> int:
     parser.add_argument("--pgn", default=None, help="append every game to this PGN file")
     args = parser.parse_args()
     first, second = player(args.first), player(args.second)
-    tc = time_control(args.tc)
+    tc = parse_time_control(args.tc)
     openings = pick_openings(load_openings(args.openings), max(1, args.games // 2), args.seed)
     print(f"{first.name} vs {second.name}, {args.games} games at {tc.describe()}")
     result = play_match(first, second, openings, tc, args.workers, args.pgn)

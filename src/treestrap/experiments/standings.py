@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from treestrap.experiments.elo import MatchScore
+from treestrap.experiments.sprt import count_results
 
 
 @dataclass
@@ -61,23 +62,17 @@ def head_to_head(
 ) -> list[tuple[str, str, MatchScore]]:
     """Every pair that met, as (a, b, score of a against b); ``a`` comes first in
     ``players`` (in a gauntlet: the gauntlet runner against each opponent)."""
+    played = list(games)
     order = {name: i for i, name in enumerate(players)}
-    tally: dict[tuple[str, str], list[int]] = {}
-    for white, black, result in games:
-        a, b = sorted((white, black), key=lambda n: (order.get(n, len(order)), n))
-        wdl = tally.setdefault((a, b), [0, 0, 0])
-        if result == "1/2-1/2":
-            wdl[1] += 1
-        elif (result == "1-0") == (white == a):
-            wdl[0] += 1
-        else:
-            wdl[2] += 1
-    return [
-        (a, b, MatchScore(*wdl))
-        for (a, b), wdl in sorted(
-            tally.items(), key=lambda item: (order.get(item[0][0], 0), order.get(item[0][1], 0))
-        )
-    ]
+
+    def rank(name: str) -> tuple[int, str]:
+        return (order.get(name, len(order)), name)
+
+    pairs = sorted(
+        {tuple(sorted((w, b), key=rank)) for w, b, _ in played},
+        key=lambda p: (rank(p[0]), rank(p[1])),
+    )
+    return [(a, b, MatchScore(*count_results(played, a, b))) for a, b in pairs]
 
 
 def format_head_to_head(rows: list[tuple[str, str, MatchScore]]) -> str:
