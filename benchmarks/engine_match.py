@@ -20,9 +20,9 @@ import argparse
 import shlex
 import sys
 
-from treestrap.experiments.match import EngineSpec, find_engine, play_match
-from treestrap.experiments.openings import load_openings, pick_openings
-from treestrap.experiments.timecontrol import parse_time_control
+from treestrap.play.match import EngineSpec, find_engine, play_match
+from treestrap.play.openings import load_openings, pick_openings
+from treestrap.play.timecontrol import parse_time_control
 
 
 def player(text: str) -> EngineSpec:

@@ -17,7 +17,7 @@ import sys
 import chess
 import chess.engine
 
-from treestrap.experiments.match import find_engine
+from treestrap.play.players import find_engine
 
 POSITIONS = {
     "start": chess.STARTING_FEN,

@@ -14,7 +14,9 @@ import pytest
 
 from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weights import load_weights
-from treestrap.experiments.curve import (
+from treestrap.rating.ratings import load_results
+from treestrap.reproduce.veness2009 import ALGORITHMS, BUDGETS, Budget, reproduce
+from treestrap.training.curve import (
     UNTRAINED,
     Checkpoint,
     CurveSettings,
@@ -22,9 +24,7 @@ from treestrap.experiments.curve import (
     pick_points,
     run_curve,
 )
-from treestrap.experiments.ratings import load_results
-from treestrap.experiments.reproduce import ALGORITHMS, BUDGETS, Budget, reproduce
-from treestrap.experiments.training import TrainConfig, train
+from treestrap.training.run import TrainConfig, train
 
 TINY = Budget(
     games=3,

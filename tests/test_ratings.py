@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treestrap.experiments.ratings import (
+from treestrap.rating.ratings import (
     GameResult,
     RatingOptions,
     fit_ratings,
@@ -292,7 +292,7 @@ def test_fit_converges_for_small_and_large_pools(players: int, rounds: int) -> N
 
 
 def test_settled_fit_fixes_a_draw_elo_that_near_sweeps_leave_open() -> None:
-    from treestrap.experiments.ratings import BAYESELO_DRAW_ELO, fit_ratings_settled
+    from treestrap.rating.ratings import BAYESELO_DRAW_ELO, fit_ratings_settled
 
     # A lopsided gauntlet: the middle player almost sweeps one and is almost swept by
     # the other. Fitted freely, the draw Elo runs off with the ratings' spread.

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from treestrap.experiments.sprt import (
+from treestrap.rating.sprt import (
     SprtResult,
     count_results,
     estimate_draw_elo,

@@ -26,16 +26,16 @@ import chess.polyglot
 import pytest
 
 from treestrap.commands.tournament import add_parser
-from treestrap.experiments import game as game_module
-from treestrap.experiments.adjudication import (
+from treestrap.play import game as game_module
+from treestrap.play.adjudication import (
     Adjudication,
     adjudicate,
     is_dead_draw,
     resign_winner,
 )
-from treestrap.experiments.game import GameRecord, GameSetup, play_game
-from treestrap.experiments.openings import load_openings
-from treestrap.experiments.players import (
+from treestrap.play.game import GameRecord, GameSetup, play_game
+from treestrap.play.openings import load_openings
+from treestrap.play.players import (
     IN_PROCESS,
     RANDOM,
     UCI,
@@ -44,15 +44,15 @@ from treestrap.experiments.players import (
     parse_player,
     parse_players,
 )
-from treestrap.experiments.sessions import MATE_SCORE, InProcessSession, Reply
-from treestrap.experiments.standings import standings
-from treestrap.experiments.timecontrol import TimeControl, parse_time_control
-from treestrap.experiments.tournament import (
+from treestrap.play.sessions import MATE_SCORE, InProcessSession, Reply
+from treestrap.play.timecontrol import TimeControl, parse_time_control
+from treestrap.play.tournament import (
     TournamentConfig,
     load_config,
     plan_tournament,
     run_tournament,
 )
+from treestrap.rating.standings import standings
 
 REPO = Path(__file__).resolve().parents[1]
 ENGINES = Path(__file__).resolve().parent / "engines"
@@ -341,7 +341,7 @@ def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path: Path) -> Non
     players = [toy(n, "--seed", str(i), "--delay", "0.01") for i, n in enumerate("abc")]
     config = quick(players, games_per_pair=6, max_plies=30)
     script = (
-        "import sys\nfrom treestrap.experiments.tournament import TournamentConfig, "
+        "import sys\nfrom treestrap.play.tournament import TournamentConfig, "
         "run_tournament\nconfig = TournamentConfig.from_json(sys.argv[1])\n"
         "run_tournament(config, sys.argv[2], progress=False)\n"
     )

@@ -21,10 +21,10 @@ from search_helpers import random_positions
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import LinearModel, load_weights
-from treestrap.experiments import training as training_module
-from treestrap.experiments.training import TrainConfig, apply_preset, train
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.search.training import TrainingSearch
+from treestrap.training import run as training_module
+from treestrap.training.run import TrainConfig, apply_preset, train
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PAWN, QUEEN = 0, 4  # meep: material/pawn, material/queen
@@ -180,7 +180,7 @@ def test_same_seed_same_weights(reference_run: Path, tmp_path: Path) -> None:
 
 _CHILD = """
 import sys
-from treestrap.experiments.training import TrainConfig, train
+from treestrap.training.run import TrainConfig, train
 train(TrainConfig(**{config!r}), sys.argv[1])
 """
 

@@ -100,7 +100,7 @@ def _non_negative_int(text: str) -> int:
 
 def _cmd_weights_show(args: argparse.Namespace) -> int:
     from treestrap.evaluation.weights import WeightFileError, load_weights
-    from treestrap.experiments.weight_report import plot_piece_square_tables, summarize
+    from treestrap.reports.weights import plot_piece_square_tables, summarize
 
     try:
         model = load_weights(args.file)
@@ -144,7 +144,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from treestrap.experiments.training import TrainConfig, apply_preset, train
+    from treestrap.training.run import TrainConfig, apply_preset, train
 
     if args.resume:
         run_dir = args.resume
@@ -220,7 +220,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _add_train_parser(sub) -> None:  # type: ignore[no-untyped-def]
-    from treestrap.experiments.train_presets import ALGORITHM_NAMES, PRESETS
+    from treestrap.training.presets import ALGORITHM_NAMES, PRESETS
 
     preset_help = "; ".join(
         f"{name}: " + ", ".join(f"{k}={v}" for k, v in values.items())

@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_curve_command(args: argparse.Namespace) -> int:
-    from treestrap.experiments.curve import CurveSettings, run_curve
+    from treestrap.training.curve import CurveSettings, run_curve
 
     settings = CurveSettings(
         points_per_run=args.points,

@@ -84,7 +84,7 @@ def _parse_sprt(text: str) -> tuple[float, float]:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from treestrap.experiments.ratings import RatingOptions, fit_ratings_settled, load_results
+    from treestrap.rating.ratings import RatingOptions, fit_ratings_settled, load_results
 
     try:
         games = []
@@ -121,7 +121,7 @@ def run_rate(args: argparse.Namespace) -> int:
 
 
 def _run_sprt(args: argparse.Namespace, games: list[tuple[str, str, str]]) -> int:
-    from treestrap.experiments.sprt import count_results, sprt
+    from treestrap.rating.sprt import count_results, sprt
 
     if not args.player or not args.opponent:
         return _error("--sprt needs --player and --opponent")

@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
 def run_reproduce_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from treestrap.experiments.reproduce import reproduce
+    from treestrap.reproduce.veness2009 import reproduce
 
     out = args.out or f"runs/{args.experiment}-{args.budget}"
     print(f"output directory: {out}", flush=True)

@@ -98,8 +98,8 @@ def add_parser(sub: Any) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from treestrap.experiments.adjudication import Adjudication
-    from treestrap.experiments.tournament import TournamentConfig, load_config
+    from treestrap.play.adjudication import Adjudication
+    from treestrap.play.tournament import TournamentConfig, load_config
 
     if args.resume:
         if args.players or args.out:
@@ -137,12 +137,12 @@ def _config(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
-    from treestrap.experiments.standings import (
+    from treestrap.play.tournament import run_tournament
+    from treestrap.rating.standings import (
         format_head_to_head,
         format_standings,
         head_to_head,
     )
-    from treestrap.experiments.tournament import run_tournament
 
     run_dir = args.resume or args.out
     try:

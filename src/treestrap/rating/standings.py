@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from treestrap.experiments.elo import MatchScore
-from treestrap.experiments.sprt import count_results
+from treestrap.rating.elo import MatchScore
+from treestrap.rating.sprt import count_results
 
 
 @dataclass

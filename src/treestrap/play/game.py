@@ -24,11 +24,11 @@ import chess
 import chess.engine
 import chess.pgn
 
-from treestrap.experiments.adjudication import Adjudication, ScoredMove, adjudicate
-from treestrap.experiments.openings import Opening
-from treestrap.experiments.players import PlayerSpec
-from treestrap.experiments.sessions import MATE_SCORE, Clocks, Reply, Session, open_session
-from treestrap.experiments.timecontrol import TimeControl
+from treestrap.play.adjudication import Adjudication, ScoredMove, adjudicate
+from treestrap.play.openings import Opening
+from treestrap.play.players import PlayerSpec
+from treestrap.play.sessions import MATE_SCORE, Clocks, Reply, Session, open_session
+from treestrap.play.timecontrol import TimeControl
 
 #: Seconds past its clock before a move's watchdog fires (the clock alone already
 #: decides a loss on time: the grace only bounds how long the runner waits).

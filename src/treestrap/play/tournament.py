@@ -6,7 +6,7 @@ reversed. A round robin pairs everyone; a gauntlet pairs the first player with e
 of the others. A game's id is its index in that schedule, so a resumed run plays
 exactly the ids missing from ``results.sqlite``.
 
-Games run in worker processes (:mod:`treestrap.experiments.gamepool`); the main
+Games run in worker processes (:mod:`treestrap.play.gamepool`); the main
 process alone writes results, each game to the database and ``games.pgn`` as it ends,
 with a progress bar and the standings every few games.
 """
@@ -21,15 +21,15 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from treestrap.experiments.adjudication import Adjudication
-from treestrap.experiments.game import GameRecord, GameRules, GameSetup
-from treestrap.experiments.gamepool import run_games
-from treestrap.experiments.openings import load_openings, pick_openings
-from treestrap.experiments.players import PlayerSpec, parse_player, parse_players
-from treestrap.experiments.results_db import DB_NAME, ResultsDB, StoredGame, now
-from treestrap.experiments.sessions import check_player
-from treestrap.experiments.standings import Standing, format_standings, standings
-from treestrap.experiments.timecontrol import TimeControl, parse_time_control
+from treestrap.play.adjudication import Adjudication
+from treestrap.play.game import GameRecord, GameRules, GameSetup
+from treestrap.play.gamepool import run_games
+from treestrap.play.openings import load_openings, pick_openings
+from treestrap.play.players import PlayerSpec, parse_player, parse_players
+from treestrap.play.results_db import DB_NAME, ResultsDB, StoredGame, now
+from treestrap.play.sessions import check_player
+from treestrap.play.timecontrol import TimeControl, parse_time_control
+from treestrap.rating.standings import Standing, format_standings, standings
 
 ROUND_ROBIN, GAUNTLET = "round-robin", "gauntlet"
 FORMATS = (ROUND_ROBIN, GAUNTLET)
@@ -42,7 +42,7 @@ STANDINGS_EVERY = 10
 class TournamentConfig:
     """Everything that defines a tournament; stored as JSON in its database."""
 
-    players: list[str]  # player specs (see treestrap.experiments.players)
+    players: list[str]  # player specs (see treestrap.play.players)
     format: str = ROUND_ROBIN
     games_per_pair: int = 2  # even: half as many openings, each with both colours
     openings: str | None = None  # None: the built-in book; else a .pgn/.tsv/.epd/.bin file

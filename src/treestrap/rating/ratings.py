@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.experiments.elo import Z95
+from treestrap.rating.elo import Z95
 
 #: ``(white, black, result)`` with result ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``.
 GameResult = tuple[str, str, str]

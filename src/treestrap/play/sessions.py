@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Protocol
 import chess
 import chess.engine
 
-from treestrap.experiments.players import IN_PROCESS, RANDOM, XBOARD, PlayerSpec
-from treestrap.experiments.timecontrol import TimeControl
+from treestrap.play.players import IN_PROCESS, RANDOM, XBOARD, PlayerSpec
+from treestrap.play.timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from treestrap.core.position import Position

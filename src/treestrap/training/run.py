@@ -42,15 +42,15 @@ from treestrap.evaluation.features import get_feature_set
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import RANDOM_SCALE, hand_set_model, random_model
 from treestrap.evaluation.weights import LinearModel, load_weights, save_weights
-from treestrap.experiments.match import find_engine
-from treestrap.experiments.openings import Opening, load_openings
-from treestrap.experiments.train_presets import PRESETS
 from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step
 from treestrap.learn.registry import ALGORITHMS, default_step_size, make_algorithm
+from treestrap.play.openings import Opening, load_openings
+from treestrap.play.players import find_engine
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
 from treestrap.search.tree import new_tree
 from treestrap.search.tt_walk import walk_tt
+from treestrap.training.presets import PRESETS
 
 FORMAT_VERSION = 1
 

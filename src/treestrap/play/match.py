@@ -1,9 +1,9 @@
 """Two-engine matches over UCI, with clocks kept by the runner.
 
 A thin layer over the tournament's machinery: each game is
-:func:`treestrap.experiments.game.play_game` (both engines started afresh, so a crash
+:func:`treestrap.play.game.play_game` (both engines started afresh, so a crash
 costs one game, not the match; clocks, losses on time and forfeits as described
-there), played in worker processes by :func:`treestrap.experiments.gamepool.run_games`.
+there), played in worker processes by :func:`treestrap.play.gamepool.run_games`.
 Every opening is played twice with colours reversed; every game is kept as PGN.
 """
 
@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from treestrap.experiments.elo import MatchScore
-from treestrap.experiments.game import GameRecord, GameRules, GameSetup
-from treestrap.experiments.game import play_game as play_setup
-from treestrap.experiments.gamepool import run_games
-from treestrap.experiments.openings import Opening
-from treestrap.experiments.players import UCI, PlayerSpec, find_engine
-from treestrap.experiments.timecontrol import TimeControl
+from treestrap.play.game import GameRecord, GameRules, GameSetup
+from treestrap.play.game import play_game as play_setup
+from treestrap.play.gamepool import run_games
+from treestrap.play.openings import Opening
+from treestrap.play.players import UCI, PlayerSpec, find_engine
+from treestrap.play.timecontrol import TimeControl
+from treestrap.rating.elo import MatchScore
 
 __all__ = [
     "MAX_PLIES",

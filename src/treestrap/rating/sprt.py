@@ -35,7 +35,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from treestrap.experiments.ratings import GameResult, expected
+from treestrap.rating.ratings import GameResult, expected
 
 _PSEUDO = 0.5  # games added to each outcome when estimating the draw Elo
 

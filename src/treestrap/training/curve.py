@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.evaluation.weights import load_weights
-from treestrap.experiments.ratings import (
+from treestrap.play.tournament import TournamentConfig, load_config, run_tournament
+from treestrap.rating.ratings import (
     RatingOptions,
     RatingTable,
     fit_ratings_settled,
     load_results,
 )
-from treestrap.experiments.tournament import TournamentConfig, load_config, run_tournament
 
 UNTRAINED = "untrained"
 #: The untrained player's rating in Veness et al. (2009), Table 2.

@@ -14,7 +14,7 @@ import concurrent.futures as futures
 from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 
-from treestrap.experiments.game import GameRecord, GameSetup, play_game
+from treestrap.play.game import GameRecord, GameSetup, play_game
 
 #: Breakdowns a game may be in flight for before it is given up.
 MAX_ATTEMPTS = 3

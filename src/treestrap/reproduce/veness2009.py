@@ -7,7 +7,7 @@ Everything lands in one output directory and every stage resumes: training runs
 continue from their last game, the tournament from its database; run the same
 command again after an interruption.
 
-    train/ALGORITHM/   one training run per algorithm (see experiments.training)
+    train/ALGORITHM/   one training run per algorithm (see treestrap.training.run)
     tournament/        results.sqlite and games.pgn of the rating tournament
     table.txt          best Elo per algorithm, next to the paper's
     ratings.*          every checkpoint's rating (txt, csv, json)
@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from treestrap.experiments.curve import CurveResult, CurveSettings, run_curve
-from treestrap.experiments.training import TrainConfig, train
+from treestrap.training.curve import CurveResult, CurveSettings, run_curve
+from treestrap.training.run import TrainConfig, train
 
 #: The four algorithms of Figure 2 and Table 2.
 ALGORITHMS = ("td-leaf", "rootstrap-ab", "treestrap-mm", "treestrap-ab")

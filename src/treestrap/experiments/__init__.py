@@ -1,1 +1,0 @@
-"""Experiments: training runs, tournaments, reports and plots (ordinary Python)."""

@@ -1,0 +1,1 @@
+"""One module per paper: the one-command reproductions (``treestrap reproduce NAME``)."""
