@@ -16,6 +16,7 @@ from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weights import load_weights
 from treestrap.rating.ratings import load_results
 from treestrap.reproduce.veness2009 import ALGORITHMS, BUDGETS, Budget, reproduce
+from treestrap.training.config import TrainConfig
 from treestrap.training.curve import (
     UNTRAINED,
     Checkpoint,
@@ -24,7 +25,7 @@ from treestrap.training.curve import (
     pick_points,
     run_curve,
 )
-from treestrap.training.run import TrainConfig, train
+from treestrap.training.run import train
 
 TINY = Budget(
     games=3,

@@ -23,8 +23,10 @@ from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import LinearModel, load_weights
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.search.training import TrainingSearch
-from treestrap.training import run as training_module
-from treestrap.training.run import TrainConfig, apply_preset, train
+from treestrap.training import run as run_module
+from treestrap.training.checkpoints import is_log_checkpoint
+from treestrap.training.config import TrainConfig, apply_preset
+from treestrap.training.run import train
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PAWN, QUEEN = 0, 4  # meep: material/pawn, material/queen
@@ -180,7 +182,8 @@ def test_same_seed_same_weights(reference_run: Path, tmp_path: Path) -> None:
 
 _CHILD = """
 import sys
-from treestrap.training.run import TrainConfig, train
+from treestrap.training.config import TrainConfig
+from treestrap.training.run import train
 train(TrainConfig(**{config!r}), sys.argv[1])
 """
 
@@ -247,7 +250,7 @@ def test_resume_after_kill(reference_run: Path, tmp_path: Path) -> None:
 
 
 def test_log_spaced_checkpoints() -> None:
-    marked = [n for n in range(1, 1001) if training_module.is_log_checkpoint(n)]
+    marked = [n for n in range(1, 1001) if is_log_checkpoint(n)]
     assert marked == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 
@@ -278,7 +281,7 @@ def test_resume_after_kill_between_weights_and_checkpoint(
 ) -> None:
     """A kill can land after ``weights.npz`` of game 2 is written but before its
     checkpoint is: the resumed run must still end with every checkpoint."""
-    save_checkpoint = training_module._save_checkpoint
+    save_checkpoint = run_module.save_checkpoint
 
     class Killed(Exception):
         pass
@@ -288,10 +291,10 @@ def test_resume_after_kill_between_weights_and_checkpoint(
             raise Killed
         save_checkpoint(model, config, state, run)
 
-    monkeypatch.setattr(training_module, "_save_checkpoint", dies_at_game_2)
+    monkeypatch.setattr(run_module, "save_checkpoint", dies_at_game_2)
     with pytest.raises(Killed):
         train(resume_config(), tmp_path)
-    monkeypatch.setattr(training_module, "_save_checkpoint", save_checkpoint)
+    monkeypatch.setattr(run_module, "save_checkpoint", save_checkpoint)
     train(resume_config(), tmp_path, resume=True)
     assert checkpoint_numbers(tmp_path) == [0, 1, 2, 4, 5, 6, 8]
     assert np.array_equal(

@@ -144,7 +144,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from treestrap.training.run import TrainConfig, apply_preset, train
+    from treestrap.training.config import TrainConfig, apply_preset
+    from treestrap.training.run import train
 
     if args.resume:
         run_dir = args.resume

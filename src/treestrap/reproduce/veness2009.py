@@ -21,8 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
-from treestrap.training.run import TrainConfig, train
+from treestrap.training.run import train
 
 #: The four algorithms of Figure 2 and Table 2.
 ALGORITHMS = ("td-leaf", "rootstrap-ab", "treestrap-mm", "treestrap-ab")

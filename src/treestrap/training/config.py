@@ -1,0 +1,91 @@
+"""What defines a training run: :class:`TrainConfig`, its presets and its checks.
+
+The presets themselves live in :mod:`treestrap.training.presets`, which the command line
+reads without importing this module's numba-backed dependencies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.presets import RANDOM_SCALE
+from treestrap.learn.registry import ALGORITHMS
+from treestrap.training.presets import PRESETS
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (``treestrap train --help`` lists them)."""
+
+    algorithm: str = "treestrap-ab"
+    games: int = 20
+    feature_set: str = "meep"
+    #: initial weights: "random" (small, seeded), "hand-set", or a weight file
+    init: str = "random"
+    seed: int = 0
+    init_scale: float = RANDOM_SCALE
+    #: step size; None = the paper's value for the algorithm
+    step_size: float | None = None
+    lam: float = 0.7
+    #: minimum depth d of the nodes TreeStrap learns from
+    min_depth: int = 1
+    #: alpha-beta search: fixed depth, or (if depth is None) a node budget per move
+    depth: int | None = 3
+    nodes: int | None = None
+    #: Fischer clock per player (seconds); sets a node budget per move from measured
+    #: speed, and learning time is charged to the clock. None = no clock.
+    clock: float | None = None
+    increment: float = 0.0
+    #: full-tree minimax budgets (Serban 2014): tree nodes, quiescence nodes per leaf
+    minimax_nodes: int = 5000
+    minimax_qnodes: int = 500
+    #: "self", "stockfish", "stockfish:ELO", "uci:COMMAND" or a weight file
+    opponent: str = "self"
+    opponent_depth: int = 3
+    #: raise/lower the opponent's UCI_Elo by ladder_step after a window of games
+    ladder: bool = False
+    ladder_window: int = 10
+    ladder_step: int = 50
+    #: None/"builtin", or a .tsv/.pgn/.epd file of opening lines
+    openings: str | None = None
+    max_plies: int = 300
+    checkpoint_every: int = 10
+    tt_bits: int = 18
+    squash: bool = True
+    predicted_only: bool = True
+    use_outcome: bool = True
+    #: feature-name prefixes whose weights keep their initial values. Tempo by
+    #: default: learned from search trees it grows to the average one-ply gain of
+    #: their (often tactical) nodes, several pawns, and then acts as a stand-pat bonus
+    #: that keeps quiescence from capturing (measured: +407 Elo at 1000 games).
+    freeze: list[str] = field(default_factory=lambda: ["tempo"])
+
+    def validate(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {self.algorithm!r}: {', '.join(ALGORITHMS)}")
+        if self.games < 1:
+            raise ValueError("games must be positive")
+        if self.depth is None and self.nodes is None and self.clock is None:
+            raise ValueError("give a search depth, a node budget or a clock")
+        if self.depth is not None and not 1 <= self.depth <= 20:
+            raise ValueError("depth must be in 1..20")
+        if not 0.0 <= self.lam <= 1.0:
+            raise ValueError("lambda must be in [0, 1]")
+        frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
+
+
+def apply_preset(config: TrainConfig, name: str) -> TrainConfig:
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
+    return dataclasses.replace(config, **PRESETS[name])
+
+
+def frozen_indices(names: list[str], prefixes: list[str]) -> tuple[int, ...]:
+    """Indices of the features whose names start with any of ``prefixes``."""
+    found = tuple(i for i, n in enumerate(names) if any(n.startswith(p) for p in prefixes))
+    unmatched = [p for p in prefixes if not any(n.startswith(p) for n in names)]
+    if unmatched:
+        raise ValueError(f"--freeze: no feature starts with {', '.join(unmatched)}")
+    return found
