@@ -14,11 +14,11 @@ import pytest
 
 from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weights import load_weights
+from treestrap.rating.curve import UNTRAINED
 from treestrap.rating.ratings import load_results
 from treestrap.reproduce.veness2009 import ALGORITHMS, BUDGETS, Budget, reproduce
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import (
-    UNTRAINED,
     Checkpoint,
     CurveSettings,
     curve_pool,

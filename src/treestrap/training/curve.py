@@ -4,9 +4,10 @@
 Each run directory contributes a few checkpoints spread evenly on a log axis of
 training games; the runs' common starting weights (``game-000000``) play as
 ``untrained``, the anchor of the scale (250 Elo in the paper). All of them meet in one
-round-robin tournament, and one BayesElo-model fit rates the pool, so ratings of
-different runs are comparable. The tournament directory can be resumed like any
-other; rating and plotting are cheap and redone every time.
+round-robin tournament (:mod:`treestrap.play.tournament`), and one BayesElo-model fit
+rates the pool (:mod:`treestrap.rating.curve`), so ratings of different runs are
+comparable; :mod:`treestrap.reports.curve` draws the plot. The tournament directory can
+be resumed like any other; rating and plotting are cheap and redone every time.
 """
 
 from __future__ import annotations
@@ -14,33 +15,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from treestrap.evaluation.weights import load_weights
 from treestrap.play.tournament import TournamentConfig, load_config, run_tournament
-from treestrap.rating.ratings import (
-    RatingOptions,
-    RatingTable,
-    fit_ratings_settled,
-    load_results,
-)
-
-UNTRAINED = "untrained"
-#: The untrained player's rating in Veness et al. (2009), Table 2.
-PAPER_ANCHOR_ELO = 250.0
-#: The update rules' names as the paper prints them.
-DISPLAY_NAMES = {
-    "td": "TD",
-    "td-root": "TD-Root",
-    "td-leaf": "TD-Leaf",
-    "rootstrap-mm": "RootStrap(minimax)",
-    "rootstrap-ab": "RootStrap(alpha-beta)",
-    "treestrap-mm": "TreeStrap(minimax)",
-    "treestrap-ab": "TreeStrap(alpha-beta)",
-}
+from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rate_curve
+from treestrap.rating.ratings import load_results
+from treestrap.reports.curve import plot_curve
 
 
 @dataclass(frozen=True)
@@ -136,101 +120,6 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
 
 
 @dataclass
-class CurvePoint:
-    label: str
-    games: int
-    elo: float
-    lower: float
-    upper: float
-
-
-@dataclass
-class CurveResult:
-    table: RatingTable
-    points: list[CurvePoint]
-    untrained_elo: float
-    notes: list[str] = field(default_factory=list)  # parameters the games left open
-
-    def best(self) -> dict[str, CurvePoint]:
-        """Each run's best-rated checkpoint (the paper's Table 2 reports these)."""
-        best: dict[str, CurvePoint] = {}
-        for p in self.points:
-            if p.label not in best or p.elo > best[p.label].elo:
-                best[p.label] = p
-        return best
-
-    def format_summary(self, paper: dict[str, float] | None = None) -> str:
-        """Table 2 of the paper: best Elo per algorithm with its 95% interval."""
-        rows = sorted(self.best().values(), key=lambda p: -p.elo)
-        head = f"{'Algorithm':<24}{'Elo':>7}  {'95% interval':<16}{'games':>7}"
-        if paper:
-            head += f"{'paper':>8}"
-        lines = [head, "-" * len(head)]
-        for p in rows:
-            line = (
-                f"{DISPLAY_NAMES.get(p.label, p.label):<24}{p.elo:>7.0f}  "
-                f"{f'[{p.lower:.0f}, {p.upper:.0f}]':<16}{p.games:>7}"
-            )
-            if paper:
-                line += f"{paper.get(p.label, math.nan):>8.0f}"
-            lines.append(line)
-        untrained = self.table.rating(UNTRAINED)
-        line = f"{'Untrained':<24}{untrained.elo:>7.0f}  {'(anchor)':<16}{0:>7}"
-        if paper:
-            line += f"{PAPER_ANCHOR_ELO:>8.0f}"
-        lines.append(line)
-        return "\n".join(lines)
-
-    def to_csv(self, path: str | Path) -> None:
-        rows = ["algorithm,games,elo,lower95,upper95"]
-        rows += [f"{UNTRAINED},0,{self.untrained_elo:.1f},,"]
-        rows += [
-            f"{p.label},{p.games},{p.elo:.1f},{p.lower:.1f},{p.upper:.1f}" for p in self.points
-        ]
-        Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
-
-
-def rate_curve(
-    tournament_dir: str | Path, pool: CurvePool, anchor_elo: float = PAPER_ANCHOR_ELO
-) -> CurveResult:
-    """Fit the pool's games with the untrained player fixed at ``anchor_elo``."""
-    games = load_results(tournament_dir)
-    table, notes = fit_ratings_settled(games, RatingOptions(anchor=(UNTRAINED, anchor_elo)))
-    points = []
-    for c in pool.points:
-        r = table.rating(c.name)
-        points.append(CurvePoint(c.label, c.games, r.elo, r.lower, r.upper))
-    return CurveResult(table, points, anchor_elo, notes)
-
-
-def plot_curve(result: CurveResult, out: str | Path, title: str | None = None) -> None:
-    """Elo against training games on a log axis, one line per run, 95% error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 5))
-    labels = sorted({p.label for p in result.points})
-    for label in labels:
-        pts = sorted((p for p in result.points if p.label == label), key=lambda p: p.games)
-        xs = [p.games for p in pts]
-        ys = [p.elo for p in pts]
-        err = [[p.elo - p.lower for p in pts], [p.upper - p.elo for p in pts]]
-        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=DISPLAY_NAMES.get(label, label))
-    ax.axhline(result.untrained_elo, color="grey", linestyle="--", label="Untrained")
-    ax.set_xscale("log")
-    ax.set_xlabel("Number of training games")
-    ax.set_ylabel("Rating (Elo)")
-    ax.set_title(title or "Rating versus number of training games", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-
-
-@dataclass
 class CurveSettings:
     """How the checkpoints meet: the tournament's limits and size."""
 
@@ -272,7 +161,8 @@ def run_curve(
             "run train on?): choose another --out, or delete that directory to replay it"
         )
     run_tournament(config, tournament, resume=resume, progress=progress)
-    result = rate_curve(tournament, pool, settings.anchor_elo)
+    points = [(c.name, c.label, c.games) for c in pool.points]
+    result = rate_curve(load_results(tournament), points, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
     (out / "ratings.txt").write_text(result.table.format_table() + "\n" + notes, encoding="utf-8")
     result.table.to_csv(out / "ratings.csv")

@@ -1,0 +1,101 @@
+"""A learning curve's ratings (Veness et al. 2009, Figure 2 and Table 2).
+
+The checkpoints of training runs and the runs' common untrained start, rated in one
+BayesElo-model fit with the untrained player fixed at the anchor (250 Elo in the
+paper), so that ratings of different runs are comparable; and the paper's Table 2, each
+run's best checkpoint. Which checkpoints, and the tournament that rates them, are
+:mod:`treestrap.training.curve`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from treestrap.rating.ratings import GameResult, RatingOptions, RatingTable, fit_ratings_settled
+
+UNTRAINED = "untrained"
+#: The untrained player's rating in Veness et al. (2009), Table 2.
+PAPER_ANCHOR_ELO = 250.0
+#: The update rules' names as the paper prints them.
+DISPLAY_NAMES = {
+    "td": "TD",
+    "td-root": "TD-Root",
+    "td-leaf": "TD-Leaf",
+    "rootstrap-mm": "RootStrap(minimax)",
+    "rootstrap-ab": "RootStrap(alpha-beta)",
+    "treestrap-mm": "TreeStrap(minimax)",
+    "treestrap-ab": "TreeStrap(alpha-beta)",
+}
+
+
+@dataclass
+class CurvePoint:
+    label: str
+    games: int
+    elo: float
+    lower: float
+    upper: float
+
+
+@dataclass
+class CurveResult:
+    table: RatingTable
+    points: list[CurvePoint]
+    untrained_elo: float
+    notes: list[str] = field(default_factory=list)  # parameters the games left open
+
+    def best(self) -> dict[str, CurvePoint]:
+        """Each run's best-rated checkpoint (the paper's Table 2 reports these)."""
+        best: dict[str, CurvePoint] = {}
+        for p in self.points:
+            if p.label not in best or p.elo > best[p.label].elo:
+                best[p.label] = p
+        return best
+
+    def format_summary(self, paper: dict[str, float] | None = None) -> str:
+        """Table 2 of the paper: best Elo per algorithm with its 95% interval."""
+        rows = sorted(self.best().values(), key=lambda p: -p.elo)
+        head = f"{'Algorithm':<24}{'Elo':>7}  {'95% interval':<16}{'games':>7}"
+        if paper:
+            head += f"{'paper':>8}"
+        lines = [head, "-" * len(head)]
+        for p in rows:
+            line = (
+                f"{DISPLAY_NAMES.get(p.label, p.label):<24}{p.elo:>7.0f}  "
+                f"{f'[{p.lower:.0f}, {p.upper:.0f}]':<16}{p.games:>7}"
+            )
+            if paper:
+                line += f"{paper.get(p.label, math.nan):>8.0f}"
+            lines.append(line)
+        untrained = self.table.rating(UNTRAINED)
+        line = f"{'Untrained':<24}{untrained.elo:>7.0f}  {'(anchor)':<16}{0:>7}"
+        if paper:
+            line += f"{PAPER_ANCHOR_ELO:>8.0f}"
+        lines.append(line)
+        return "\n".join(lines)
+
+    def to_csv(self, path: str | Path) -> None:
+        rows = ["algorithm,games,elo,lower95,upper95"]
+        rows += [f"{UNTRAINED},0,{self.untrained_elo:.1f},,"]
+        rows += [
+            f"{p.label},{p.games},{p.elo:.1f},{p.lower:.1f},{p.upper:.1f}" for p in self.points
+        ]
+        Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def rate_curve(
+    games: Sequence[GameResult],
+    points: Sequence[tuple[str, str, int]],
+    anchor_elo: float = PAPER_ANCHOR_ELO,
+) -> CurveResult:
+    """Fit ``games`` with the untrained player fixed at ``anchor_elo``; ``points`` are
+    the rated checkpoints as (player name, run label, training games)."""
+    table, notes = fit_ratings_settled(games, RatingOptions(anchor=(UNTRAINED, anchor_elo)))
+    rated = []
+    for name, label, trained in points:
+        r = table.rating(name)
+        rated.append(CurvePoint(label, trained, r.elo, r.lower, r.upper))
+    return CurveResult(table, rated, anchor_elo, notes)
