@@ -10,6 +10,8 @@ import argparse
 import sys
 from typing import Any
 
+from treestrap.commands.arguments import number
+
 PLAYER_HELP = (
     "hand-set | random[:SEED] | PATH.npz | weights:PATH (our engine in process) | "
     "treestrap-uci:PATH|hand-set|random | stockfish[:ELO] | uci:'COMMAND LINE' | "
@@ -18,30 +20,21 @@ PLAYER_HELP = (
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = number(text, int, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
 def _centipawns(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected centipawns, got {text!r}") from None
+    value = number(text, float, "centipawns")
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    value = number(text, float, "seconds")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text}")
     return value

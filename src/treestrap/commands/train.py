@@ -1,0 +1,169 @@
+"""``treestrap train``: a training run with a progress bar, or the resumption of one.
+
+Building the parser reads only :mod:`treestrap.training.presets` (no numba), so that
+``treestrap train --help`` stays instant; the run is imported inside the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from treestrap.training.presets import ALGORITHM_NAMES, PRESETS
+
+
+def add_parser(sub: Any) -> None:
+    preset_help = "; ".join(
+        f"{name}: " + ", ".join(f"{k}={v}" for k, v in values.items())
+        for name, values in PRESETS.items()
+    )
+    t = sub.add_parser(
+        "train",
+        help="learn weights from self-play (or an opponent) with TD/RootStrap/TreeStrap",
+        description="Play training games and update the weights from every search. "
+        "Defaults: treestrap-ab, meep features, random small initial weights, depth 3, "
+        "self-play, the built-in opening book.",
+    )
+    t.add_argument("--algorithm", choices=list(ALGORITHM_NAMES))
+    t.add_argument("--games", type=int, help="games to play in total (default 20)")
+    t.add_argument(
+        "--out", metavar="RUN_DIR", help="new run directory (default: runs/ALGORITHM-TIME)"
+    )
+    t.add_argument("--resume", metavar="RUN_DIR", help="continue a stopped run")
+    t.add_argument("--preset", choices=list(PRESETS), help=preset_help)
+    t.add_argument("--feature-set", dest="feature_set", choices=["meep", "bitboard"])
+    t.add_argument("--init", help="'random' (default), 'hand-set' or a weight file")
+    t.add_argument("--seed", type=int, help="seed of the random weights and openings")
+    t.add_argument(
+        "--step-size",
+        dest="step_size",
+        type=float,
+        help="default: the paper's value for the algorithm",
+    )
+    t.add_argument("--lambda", dest="lam", type=float, help="TD lambda (default 0.7)")
+    t.add_argument("--min-depth", dest="min_depth", type=int, help="TreeStrap d (default 1)")
+    t.add_argument("--depth", type=int, help="fixed alpha-beta search depth (default 3)")
+    t.add_argument("--nodes", type=int, help="node budget per move instead of a depth")
+    t.add_argument("--clock", type=float, help="Fischer clock base in seconds")
+    t.add_argument("--increment", type=float, help="Fischer increment in seconds")
+    t.add_argument(
+        "--minimax-nodes",
+        dest="minimax_nodes",
+        type=int,
+        help="minimax tree node budget (default 5000)",
+    )
+    t.add_argument(
+        "--minimax-qnodes",
+        dest="minimax_qnodes",
+        type=int,
+        help="minimax quiescence nodes per leaf (default 500)",
+    )
+    t.add_argument(
+        "--opponent", help="'self' (default), 'stockfish[:ELO]', 'uci:CMD' or a weight file"
+    )
+    t.add_argument("--opponent-depth", dest="opponent_depth", type=int)
+    t.add_argument(
+        "--ladder",
+        action="store_true",
+        default=None,
+        help="raise/lower the opponent's UCI_Elo with the learner's score",
+    )
+    t.add_argument("--openings", help="opening lines: .tsv/.pgn/.epd (default: built-in)")
+    t.add_argument("--max-plies", dest="max_plies", type=int)
+    t.add_argument("--checkpoint-every", dest="checkpoint_every", type=int)
+    t.add_argument(
+        "--freeze",
+        action="append",
+        metavar="PREFIX",
+        help="keep the weights of features named PREFIX... at their initial values "
+        "(repeatable; default: tempo; 'none' learns every weight)",
+    )
+    t.add_argument(
+        "--minutes",
+        type=float,
+        help="stop after the game that ends past this many minutes (resume carries on)",
+    )
+    t.set_defaults(func=run_train)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from tqdm import tqdm
+
+    from treestrap.training.config import TrainConfig, apply_preset
+    from treestrap.training.run import train
+
+    if args.resume:
+        run_dir = args.resume
+        config = TrainConfig(games=args.games or 0)
+    else:
+        config = TrainConfig()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = args.out or f"runs/{args.algorithm or config.algorithm}-{stamp}"
+        print(f"run directory: {run_dir}")
+        if args.preset:
+            config = apply_preset(config, args.preset)
+        overrides = {
+            name: getattr(args, name)
+            for name in (
+                "algorithm",
+                "games",
+                "feature_set",
+                "init",
+                "seed",
+                "step_size",
+                "lam",
+                "min_depth",
+                "depth",
+                "nodes",
+                "clock",
+                "increment",
+                "minimax_nodes",
+                "minimax_qnodes",
+                "opponent",
+                "opponent_depth",
+                "ladder",
+                "openings",
+                "max_plies",
+                "checkpoint_every",
+                "freeze",
+            )
+            if getattr(args, name) is not None
+        }
+        if "freeze" in overrides:
+            overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
+        if "nodes" in overrides or "clock" in overrides:
+            overrides.setdefault("depth", None)
+        config = dataclasses.replace(config, **overrides)
+    bar = tqdm(total=config.games or None, unit="game", dynamic_ncols=True)
+
+    def on_game(summary, state) -> None:  # type: ignore[no-untyped-def]
+        bar.total = max(bar.total or 0, state.games)
+        bar.n = state.games
+        nps = summary.nodes / summary.seconds if summary.seconds else 0
+        bar.set_postfix_str(
+            f"+{state.wins} ={state.draws} -{state.losses} |delta| "
+            f"{summary.mean_abs_delta:.1f} {nps / 1000:.0f}k nps"
+        )
+        bar.refresh()
+
+    try:
+        limit = args.minutes * 60 if args.minutes is not None else None
+        state = train(config, run_dir, resume=bool(args.resume), on_game=on_game, time_limit=limit)
+    except (ValueError, OSError) as exc:
+        bar.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"interrupted: resume with  treestrap train --resume {run_dir}", file=sys.stderr)
+        return 130
+    bar.close()
+    print(
+        f"{state.games} games: +{state.wins} ={state.draws} -{state.losses}; weights in "
+        f"{run_dir}/weights.npz"
+    )
+    return 0

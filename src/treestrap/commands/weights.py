@@ -1,0 +1,104 @@
+"""``treestrap weights show|preset``: inspect a weight file, or write a preset one.
+
+The evaluation layer and the report are imported inside the handlers so that building
+the CLI stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from treestrap.commands.arguments import int_at_least
+
+
+def _non_negative_int(text: str) -> int:
+    return int_at_least(0, text)
+
+
+def add_parser(sub: Any) -> None:
+    w = sub.add_parser(
+        "weights",
+        help="inspect weight files and write preset ones",
+        description="Inspect a weight file (largest weights, per-block summary, "
+        "piece-square table plots) or write a preset one to start from.",
+    )
+    wsub = w.add_subparsers(dest="weights_command", metavar="ACTION", required=True)
+    show = wsub.add_parser(
+        "show",
+        help="print a weight file's largest weights and per-block summary",
+        description="Print the header and metadata, the material weights (meep), the N "
+        "weights of largest magnitude and per-block statistics of a weight file.",
+    )
+    show.add_argument("file", metavar="FILE", help="weight file (.npz)")
+    show.add_argument(
+        "--top",
+        type=_non_negative_int,
+        default=25,
+        metavar="N",
+        help="how many of the largest weights to list (default 25)",
+    )
+    show.add_argument(
+        "--group",
+        metavar="PREFIX",
+        help="list only weights whose name starts with PREFIX (e.g. material/, psqt/endgame/)",
+    )
+    show.add_argument(
+        "--plot", metavar="OUT.png", help="also save the piece-square tables as 8x8 boards"
+    )
+    show.set_defaults(func=run_show)
+    preset = wsub.add_parser(
+        "preset",
+        help="write the hand-set or a random weight file",
+        description="Write a preset weight file: the hand-set baseline (textbook values, "
+        "pawn = 100) or small random weights.",
+    )
+    preset.add_argument("name", choices=["hand-set", "random"], help="which preset")
+    preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
+    preset.add_argument(
+        "--feature-set", choices=["meep", "bitboard"], default="meep", help="(default meep)"
+    )
+    preset.add_argument("--seed", type=int, help="random preset: seed (default 0)")
+    preset.set_defaults(func=run_preset)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.weights import WeightFileError, load_weights
+    from treestrap.reports.weights import plot_piece_square_tables, summarize
+
+    try:
+        model = load_weights(args.file)
+    except WeightFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(summarize(model, top=args.top, group=args.group))
+        if args.plot:
+            written = plot_piece_square_tables(model, args.plot, title=str(args.file))
+            print(f"\nwrote {written}")
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def run_preset(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.presets import hand_set_model, random_model
+    from treestrap.evaluation.weights import save_weights
+
+    if args.name == "hand-set":
+        if args.seed is not None:
+            print("error: --seed only applies to the random preset", file=sys.stderr)
+            return 2
+        model = hand_set_model(args.feature_set)
+    else:
+        model = random_model(args.feature_set, seed=args.seed or 0)
+    try:
+        save_weights(model, args.out)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    fs = model.feature_set
+    print(f"wrote {args.name} {fs.name} weights ({fs.size}, layout {fs.layout_hash}) to {args.out}")
+    return 0
