@@ -19,6 +19,7 @@ from treestrap.play.openings import Opening
 from treestrap.play.players import UCI, PlayerSpec, find_engine
 from treestrap.play.timecontrol import TimeControl
 from treestrap.rating.elo import MatchScore
+from treestrap.rating.sprt import count_results
 
 __all__ = [
     "MAX_PLIES",
@@ -56,16 +57,8 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
 
     def score(self) -> MatchScore:
-        w = d = lo = 0
-        for g in self.games:
-            first_white = g.white == self.first
-            if g.result == "1/2-1/2":
-                d += 1
-            elif (g.result == "1-0") == first_white:
-                w += 1
-            else:
-                lo += 1
-        return MatchScore(w, d, lo)
+        played = [(g.white, g.black, g.result) for g in self.games]
+        return MatchScore(*count_results(played, self.first, self.second))
 
     def time_losses(self, name: str) -> int:
         return sum(
