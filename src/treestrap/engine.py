@@ -95,41 +95,33 @@ class Engine:
         """Ask a running search to return as soon as possible (thread safe)."""
         self.stop_flag[0] = 1
 
+    def _root(
+        self, pos: Position, opts: EngineOptions, depth: int, alpha: float, beta: float
+    ) -> float:
+        """One search of the root with the window (alpha, beta)."""
+        return float(
+            pvs(
+                pos,
+                self.evaluator,
+                self.ctx,
+                self.tt,
+                opts,
+                self.stop_flag,
+                depth,
+                0,
+                alpha,
+                beta,
+                True,
+            )
+        )
+
     def _iteration(self, pos: Position, opts: EngineOptions, depth: int, prev: float) -> float:
         if depth < ASPIRATION_DEPTH or abs(prev) >= MATE_BOUND:
-            return float(
-                pvs(
-                    pos,
-                    self.evaluator,
-                    self.ctx,
-                    self.tt,
-                    opts,
-                    self.stop_flag,
-                    depth,
-                    0,
-                    -INFINITE,
-                    INFINITE,
-                    True,
-                )
-            )
+            return self._root(pos, opts, depth, -INFINITE, INFINITE)
         width = ASPIRATION_WINDOW
         alpha, beta = prev - width, prev + width
         while True:
-            v = float(
-                pvs(
-                    pos,
-                    self.evaluator,
-                    self.ctx,
-                    self.tt,
-                    opts,
-                    self.stop_flag,
-                    depth,
-                    0,
-                    alpha,
-                    beta,
-                    True,
-                )
-            )
+            v = self._root(pos, opts, depth, alpha, beta)
             if self.ctx.stats[STOPPED]:
                 return v
             if v <= alpha:

@@ -26,18 +26,16 @@ from treestrap.core.movegen import generate_captures, generate_moves
 from treestrap.core.piece import BISHOP, KNIGHT, NO_PIECE, PAWN, QUEEN, ROOK
 from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
-from treestrap.evaluation.model import Evaluator, evaluate_gradient
+from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, SearchContext, update_pv
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
-from treestrap.search.tt import TranspositionTable, tt_probe, tt_store
+from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
 from treestrap.search.value import (
     INFINITE,
     MAX_PLY,
-    clip_value,
     mate_in,
     mated_in,
-    value_from_node,
-    value_to_node,
+    static_value,
 )
 
 NULL_WINDOW = 0.01
@@ -61,11 +59,6 @@ class EngineOptions(NamedTuple):
     delta_pruning: bool = True
     #: Stop after this many nodes (main + quiescence); 0 = no limit.
     max_nodes: int = 0
-
-
-@njit(inline="always")
-def _static(pos: Position, ev: Evaluator) -> float:
-    return clip_value(evaluate_gradient(pos, ev)[0])
 
 
 @njit(inline="always")
@@ -116,7 +109,7 @@ def pvs(
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY:
-        return _static(pos, ev)
+        return static_value(pos, ev)
     pv_node = beta - alpha > NULL_WINDOW
     checked = in_check(pos)
     key = current_key(pos)
@@ -128,14 +121,9 @@ def pvs(
     if slot >= 0:
         tt_move = tt.move[slot]
         if not pv_node and ply > 0 and tt.depth[slot] >= max(depth, 0):
-            lower = value_from_node(tt.lower[slot], ply)
-            upper = value_from_node(tt.upper[slot], ply)
-            if lower >= beta:
-                return lower
-            if upper <= alpha:
-                return upper
-            if lower == upper:
-                return lower
+            cut, bound = tt_cutoff(tt, slot, ply, alpha, beta)
+            if cut:
+                return bound
 
     stand = 0.0
     if quiescence:
@@ -144,7 +132,7 @@ def pvs(
             if n == 0:
                 return mated_in(ply)
         else:
-            stand = _static(pos, ev)
+            stand = static_value(pos, ev)
             if stand >= beta:
                 return stand
             if stand > alpha:
@@ -162,7 +150,7 @@ def pvs(
             and depth >= NULL_MOVE_MIN_DEPTH
             and abs(beta) < 9000.0
             and _has_pieces(pos)
-            and _static(pos, ev) >= beta
+            and static_value(pos, ev) >= beta
         ):
             r = 3 if depth >= 7 else 2
             make_null_move(pos)
@@ -276,13 +264,5 @@ def pvs(
         return mated_in(ply)  # unreachable: evasions exist, every one is searched
     if best == -INFINITE:
         best = alpha_orig  # all captures delta-pruned: fail low at the bound
-    if best <= alpha_orig:
-        lower, upper = -INFINITE, best
-    elif best >= beta:
-        lower, upper = best, INFINITE
-    else:
-        lower, upper = best, best
-    tt_store(
-        tt, key, max(depth, 0), value_to_node(lower, ply), value_to_node(upper, ply), best_move
-    )
+    tt_store_result(tt, key, max(depth, 0), ply, best, alpha_orig, beta, best_move)
     return best

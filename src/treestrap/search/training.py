@@ -22,7 +22,7 @@ from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.movegen import generate_captures, generate_moves
 from treestrap.core.position import ST_HALFMOVE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
-from treestrap.evaluation.model import Evaluator, evaluate_gradient
+from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import (
     NODES,
     QNODES,
@@ -39,16 +39,15 @@ from treestrap.search.tt import (
     TranspositionTable,
     clear_tt,
     new_tt,
+    tt_cutoff,
     tt_probe,
-    tt_store,
+    tt_store_result,
 )
 from treestrap.search.value import (
     INFINITE,
     MAX_PLY,
-    clip_value,
     mated_in,
-    value_from_node,
-    value_to_node,
+    static_value,
 )
 
 
@@ -64,11 +63,6 @@ class TrainingOptions(NamedTuple):
     prune: bool = True
     #: Stop once this many nodes (main + quiescence) are searched; 0 = no limit.
     max_nodes: int = 0
-
-
-@njit(inline="always")
-def _static(pos: Position, ev: Evaluator) -> float:
-    return clip_value(evaluate_gradient(pos, ev)[0])
 
 
 @njit(inline="always")
@@ -109,7 +103,7 @@ def alphabeta(
     if ply > 0 and (is_repetition(pos) or is_insufficient_material(pos)):
         return 0.0
     if ply >= MAX_PLY:
-        return _static(pos, ev)
+        return static_value(pos, ev)
 
     moves = ctx.moves[ply]
     key = current_key(pos)
@@ -125,7 +119,7 @@ def alphabeta(
         else:
             if pos.st[ST_HALFMOVE] >= 100:
                 return 0.0
-            best = _static(pos, ev)  # stand pat
+            best = static_value(pos, ev)  # stand pat
             if best >= beta:
                 return best
             if best > alpha:
@@ -140,14 +134,9 @@ def alphabeta(
                 # bound is a bound on the depth-d value itself, which is what
                 # TreeStrap(alpha-beta) learns from (a deeper result is not).
                 if ply > 0 and tt.depth[slot] == depth:
-                    lower = value_from_node(tt.lower[slot], ply)
-                    upper = value_from_node(tt.upper[slot], ply)
-                    if lower >= beta:
-                        return lower
-                    if upper <= alpha:
-                        return upper
-                    if lower == upper:
-                        return lower
+                    cut, bound = tt_cutoff(tt, slot, ply, alpha, beta)
+                    if cut:
+                        return bound
         n = generate_moves(pos, moves)
         if n == 0:
             return mated_in(ply) if in_check(pos) else 0.0
@@ -186,13 +175,7 @@ def alphabeta(
                 break
 
     if opts.use_tt and not quiescence:
-        if best <= alpha_orig:
-            lower, upper = -INFINITE, best
-        elif best >= beta:
-            lower, upper = best, INFINITE
-        else:
-            lower, upper = best, best
-        tt_store(tt, key, depth, value_to_node(lower, ply), value_to_node(upper, ply), best_move)
+        tt_store_result(tt, key, depth, ply, best, alpha_orig, beta, best_move)
     return best
 
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treestrap.core.jit import njit
-from treestrap.search.value import INFINITE
+from treestrap.search.value import INFINITE, value_from_node, value_to_node
 
 EMPTY_DEPTH = -1
 #: Default size: 2**18 slots (8 MiB) holds the main-search nodes of a training search
@@ -105,6 +105,45 @@ def tt_store(
     tt.upper[i] = upper
     tt.move[i] = move
     tt.age[i] = tt.meta[2]
+
+
+@njit(inline="always")
+def tt_cutoff(
+    tt: TranspositionTable, slot: int, ply: int, alpha: float, beta: float
+) -> tuple[bool, float]:
+    """Whether the bounds stored in ``slot`` settle a node at ``ply`` searched with the
+    window (alpha, beta), and the value to return if they do (fail-soft)."""
+    lower = value_from_node(tt.lower[slot], ply)
+    upper = value_from_node(tt.upper[slot], ply)
+    if lower >= beta:
+        return True, lower
+    if upper <= alpha:
+        return True, upper
+    if lower == upper:
+        return True, lower
+    return False, 0.0
+
+
+@njit(inline="always")
+def tt_store_result(
+    tt: TranspositionTable,
+    key: np.uint64,
+    depth: int,
+    ply: int,
+    best: float,
+    alpha: float,
+    beta: float,
+    move: int,
+) -> None:
+    """Store the fail-soft result ``best`` of a search with the window (alpha, beta): an
+    upper bound if it failed low, a lower bound if it failed high, else exact."""
+    if best <= alpha:
+        lower, upper = -INFINITE, best
+    elif best >= beta:
+        lower, upper = best, INFINITE
+    else:
+        lower, upper = best, best
+    tt_store(tt, key, depth, value_to_node(lower, ply), value_to_node(upper, ply), move)
 
 
 def new_search(tt: TranspositionTable) -> None:

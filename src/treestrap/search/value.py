@@ -10,6 +10,8 @@ are clipped to ``+-VALUE_CLIP`` inside searches, which keeps every mate score (a
 from __future__ import annotations
 
 from treestrap.core.jit import njit
+from treestrap.core.position import Position
+from treestrap.evaluation.model import Evaluator, evaluate_gradient
 
 MATE = 9999.0
 DRAW = 0.0
@@ -42,6 +44,12 @@ def clip_value(v: float) -> float:
     if v < -VALUE_CLIP:
         return -VALUE_CLIP
     return v
+
+
+@njit(inline="always")
+def static_value(pos: Position, ev: Evaluator) -> float:
+    """The heuristic value of ``pos`` for the side to move, clipped as searches use it."""
+    return clip_value(evaluate_gradient(pos, ev)[0])
 
 
 @njit(inline="always")
