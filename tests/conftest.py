@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -95,11 +96,13 @@ def _cache_probe_result(tmp_path_factory: pytest.TempPathFactory) -> str:
             env=env,
         )
         if proc.returncode != 0 or "probe ok" not in proc.stdout:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            how = f"exit code {proc.returncode}"
+            if proc.returncode < 0:
+                how = f"killed by {signal.Signals(-proc.returncode).name}"
+            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
             return (
-                f"perft/divide crashed in a child process (run {run}, exit code "
-                f"{proc.returncode}); run 2 loads the kernels from numba's cache. "
-                + " | ".join(tail)
+                f"the compiled kernels crashed in a child process (run {run}, {how}; run 2 "
+                f"certainly loads them from numba's cache, see treestrap.core.jit): {tail}"
             )
     return ""
 

@@ -3,9 +3,6 @@ a deterministic bench signature."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -27,39 +24,7 @@ from treestrap.search.value import MATE, MATE_BOUND
 BENCH_DEPTH_3_NODES = 33_844
 
 
-#: A child process searches, twice: the second run certainly loads the compiled search
-#: from numba's on-disk cache, where a recursive kernel can crash (numba issues #6061 and
-#: #6713; see treestrap.core.jit). Doing it in children fails the tests cleanly instead
-#: of killing the pytest process, and leaves the cache warm for what follows.
-_SEARCH_PROBE = """
-from treestrap.core.notation import STARTING_FEN, parse_fen
-from treestrap.engine import Engine
-from treestrap.evaluation.presets import hand_set_model
-from treestrap.search.timeman import SearchLimits
-engine = Engine(hand_set_model().evaluator(), hash_mb=1)
-print("probe ok", engine.go(parse_fen(STARTING_FEN), SearchLimits(depth=3)).best_move)
-"""
-
-
-def require_search_from_cache() -> None:
-    for run in (1, 2):
-        proc = subprocess.run(
-            [sys.executable, "-c", _SEARCH_PROBE], capture_output=True, text=True, timeout=600
-        )
-        if proc.returncode != 0 or "probe ok" not in proc.stdout:
-            how = f"exit code {proc.returncode}"
-            if proc.returncode < 0:
-                how = f"killed by {signal.Signals(-proc.returncode).name}"
-            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
-            pytest.fail(
-                f"the search crashed in a child process (run {run}, {how}; run 2 "
-                f"certainly loads it from numba's cache, see treestrap.core.jit): {tail}"
-            )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def search_loads_from_cache() -> None:
-    require_search_from_cache()
+pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")
 
 
 @pytest.fixture(scope="module")

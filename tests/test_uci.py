@@ -2,8 +2,9 @@
 
 Every read has a deadline, so an engine that hangs fails the test instead of blocking
 the suite. The first start of the search compiles it (a minute or two with a cold numba
-cache): a module fixture warms the cache in a child process first, and the first
-``readyok`` of each engine is given a generous deadline.
+cache), so the first ``readyok`` of each engine is given a generous deadline; the
+``kernels_load_from_cache`` fixture first checks, in child processes, that the compiled
+search runs when loaded back from the cache.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import queue
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -48,34 +48,7 @@ BENCH_TOTAL = re.compile(r"^bench: (\d+) nodes (\d+) nps$")
 MATE_IN_2 = "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1"
 
 
-#: A child process searches, twice: the second run certainly loads the compiled search
-#: from numba's on-disk cache, where a recursive kernel can crash (numba issues #6061 and
-#: #6713; see treestrap.core.jit). Doing it in children fails the tests cleanly instead
-#: of killing the pytest process, and leaves the cache warm for what follows.
-_SEARCH_PROBE = """
-from treestrap.core.notation import STARTING_FEN, parse_fen
-from treestrap.engine import Engine
-from treestrap.evaluation.presets import hand_set_model
-from treestrap.search.timeman import SearchLimits
-engine = Engine(hand_set_model().evaluator(), hash_mb=1)
-print("probe ok", engine.go(parse_fen(STARTING_FEN), SearchLimits(depth=3)).best_move)
-"""
-
-
-def require_search_from_cache() -> None:
-    for run in (1, 2):
-        proc = subprocess.run(
-            [sys.executable, "-c", _SEARCH_PROBE], capture_output=True, text=True, timeout=600
-        )
-        if proc.returncode != 0 or "probe ok" not in proc.stdout:
-            how = f"exit code {proc.returncode}"
-            if proc.returncode < 0:
-                how = f"killed by {signal.Signals(-proc.returncode).name}"
-            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
-            pytest.fail(
-                f"the search crashed in a child process (run {run}, {how}; run 2 "
-                f"certainly loads it from numba's cache, see treestrap.core.jit): {tail}"
-            )
+pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")
 
 
 class UciProcess:
@@ -190,12 +163,6 @@ def start_engine(*args: str) -> UciProcess:
     p.read_until("uciok", TIMEOUT)
     p.ready(READY_TIMEOUT)
     return p
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm_cache() -> None:
-    """The search runs when loaded from numba's cache, which is warm from now on."""
-    require_search_from_cache()
 
 
 @pytest.fixture
