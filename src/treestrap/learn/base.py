@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.optimizer import make_optimizer
 from treestrap.search.tree import SearchTree
 
 ALPHABETA = "alphabeta"
@@ -51,6 +52,11 @@ class Hyper:
     use_outcome: bool = True
     #: indices of weights that never change (e.g. ``tempo``, see ``TrainConfig.freeze``)
     frozen: tuple[int, ...] = ()
+    #: how a rule's change is applied: "sgd" (the paper), "adagrad" or "adam"
+    optimizer: str = "sgd"
+    #: TreeStrap: divide the summed tree update by the number of nodes in it, so that
+    #: one search moves the weights by the same amount whatever the tree's size
+    normalise: bool = False
 
 
 @dataclass
@@ -75,11 +81,12 @@ class Algorithm:
         self.model = model
         self.hyper = hyper
         self.stats = UpdateStats()
+        self.optimizer = make_optimizer(hyper.optimizer, model.weights.shape[0], hyper.step_size)
 
     def apply(self, delta_theta: np.ndarray) -> None:
         if self.hyper.frozen:
             delta_theta[list(self.hyper.frozen)] = 0.0
-        self.model.weights += delta_theta
+        self.optimizer.apply(self.model.weights, delta_theta)
         self.stats.updates += 1
 
     def observe(self, step: Step) -> None:

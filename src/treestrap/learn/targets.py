@@ -44,13 +44,17 @@ def node_mask(tree: SearchTree, min_depth: int) -> np.ndarray:
 
 
 def tree_delta(
-    tree: SearchTree, size: int, step: float, min_depth: int = 1
+    tree: SearchTree, size: int, step: float, min_depth: int = 1, normalise: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(delta_theta, deltas of the nodes used)`` for a TreeStrap update over ``tree``."""
+    """``(delta_theta, deltas of the nodes used)`` for a TreeStrap update over ``tree``;
+    ``normalise`` divides the sum by the number of nodes taking part (a mean)."""
     n = int(tree.meta[0])
     mask = node_mask(tree, min_depth)
     deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n])
     deltas = np.where(mask, deltas, 0.0)
+    used = int(mask.sum())
+    if normalise and used > 0:
+        step = step / used
     return gradient_step(tree, deltas, size, step), deltas[mask]
 
 
