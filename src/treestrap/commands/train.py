@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from treestrap.training.presets import ALGORITHM_NAMES, PRESETS
+from treestrap.training.presets import ALGORITHM_NAMES, OPTIMIZERS, PRESETS
 
 
 def add_parser(sub: Any) -> None:
@@ -81,6 +81,27 @@ def add_parser(sub: Any) -> None:
         "(repeatable; default: tempo; 'none' learns every weight)",
     )
     t.add_argument(
+        "--optimizer",
+        choices=list(OPTIMIZERS),
+        help="how updates are applied: sgd (the paper's fixed step, default), adagrad or "
+        "adam (per-feature adaptive steps; --step-size is then a change in weight units, "
+        "default 1)",
+    )
+    t.add_argument(
+        "--normalise-step",
+        dest="normalise_step",
+        action="store_true",
+        default=None,
+        help="TreeStrap: divide each search's update by the number of nodes in its tree",
+    )
+    t.add_argument(
+        "--init-scale",
+        dest="init_scale",
+        type=float,
+        help="random initial weights are uniform in [-SCALE, SCALE] (default 1)",
+    )
+    t.add_argument("--tt-bits", dest="tt_bits", type=int, help="log2 of the table's entries")
+    t.add_argument(
         "--minutes",
         type=float,
         help="stop after the game that ends past this many minutes (resume carries on)",
@@ -130,6 +151,10 @@ def run_train(args: argparse.Namespace) -> int:
                 "max_plies",
                 "checkpoint_every",
                 "freeze",
+                "optimizer",
+                "normalise_step",
+                "init_scale",
+                "tt_bits",
             )
             if getattr(args, name) is not None
         }

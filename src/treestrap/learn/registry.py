@@ -46,9 +46,25 @@ DEFAULT_STEP_SIZE: dict[str, float] = {
 SQUASHING = ("td", "td-leaf")
 
 
-def default_step_size(name: str, squash: bool = True) -> float:
-    """The paper's step size, converted to squashed units where the rule squashes."""
+#: Adaptive optimizers: each update moves a weight by about this much (centipawns for
+#: meep), whatever the scale of its gradient.
+ADAPTIVE_STEP_SIZE = 1.0
+#: A node-normalised TreeStrap step stands for this many nodes' worth of the paper's
+#: step: a tree of this size moves the weights as the unnormalised rule would.
+NORMALISED_NODES = 1000
+
+
+def default_step_size(
+    name: str, squash: bool = True, optimizer: str = "sgd", normalise: bool = False
+) -> float:
+    """The paper's step size, converted to squashed units where the rule squashes; for
+    an adaptive optimizer :data:`ADAPTIVE_STEP_SIZE`; scaled by
+    :data:`NORMALISED_NODES` for a node-normalised TreeStrap step."""
+    if optimizer != "sgd":
+        return ADAPTIVE_STEP_SIZE
     step = DEFAULT_STEP_SIZE[name]
+    if normalise and name.startswith("treestrap"):
+        step *= NORMALISED_NODES
     return step / BETA**2 if squash and name in SQUASHING else step
 
 

@@ -4,10 +4,14 @@ checkpoints in ``checkpoints/``, each carrying the run's state in its metadata."
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from treestrap.evaluation.weights import LinearModel, save_weights
+from treestrap.learn.optimizer import Optimizer
 from treestrap.training.config import TrainConfig
 
 FORMAT_VERSION = 1
@@ -23,6 +27,8 @@ class RunState:
     losses: int = 0
     elo: int | None = None
     recent: list[float] = field(default_factory=list)
+    #: CPU seconds of all games so far, learning included
+    cpu_seconds: float = 0.0
 
 
 def is_log_checkpoint(games: int) -> bool:
@@ -42,6 +48,44 @@ def with_meta(model: LinearModel, config: TrainConfig, state: RunState) -> Linea
         "format_version": FORMAT_VERSION,
     }
     return model
+
+
+OPTIMIZER_FILE = "optimizer.npz"
+#: The state before the latest: a kill between writing the optimizer's state and the
+#: weights leaves the weights one game behind the newest state, and this one matching.
+PREVIOUS_OPTIMIZER_FILE = "optimizer-previous.npz"
+
+
+def save_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
+    """Write an adaptive optimizer's state after ``games`` games (before the weights)."""
+    state = optimizer.state()
+    if not state:
+        return
+    path = run / OPTIMIZER_FILE
+    if path.exists():
+        os.replace(path, run / PREVIOUS_OPTIMIZER_FILE)
+    tmp = run / f".{OPTIMIZER_FILE}.tmp"
+    with open(tmp, "wb") as fh:
+        np.savez(fh, games=np.array(games), **state)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
+    """Restore the optimizer's state saved with the weights of game ``games``."""
+    if not optimizer.state() or games == 0:
+        return
+    for name in (OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE):
+        path = run / name
+        if path.exists():
+            with np.load(path) as saved:
+                if int(saved["games"]) == games:
+                    optimizer.load_state({k: saved[k] for k in optimizer.state()})
+                    return
+    raise ValueError(
+        f"{run} has no {optimizer.name} optimizer state for game {games}: it cannot resume"
+    )
 
 
 def save_checkpoint(model: LinearModel, config: TrainConfig, state: RunState, run: Path) -> None:

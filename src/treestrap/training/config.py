@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from treestrap.evaluation.features import get_feature_set
 from treestrap.evaluation.presets import RANDOM_SCALE
+from treestrap.learn.optimizer import OPTIMIZERS
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.training.presets import PRESETS
 
@@ -61,6 +62,11 @@ class TrainConfig:
     #: their (often tactical) nodes, several pawns, and then acts as a stand-pat bonus
     #: that keeps quiescence from capturing (measured: +407 Elo at 1000 games).
     freeze: list[str] = field(default_factory=lambda: ["tempo"])
+    #: how each update is applied: "sgd" (the paper's fixed step), "adagrad" or "adam"
+    #: (per-feature adaptive steps; ``step_size`` is then a change in weight units)
+    optimizer: str = "sgd"
+    #: TreeStrap: divide each search's summed update by the number of nodes in it
+    normalise_step: bool = False
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -73,6 +79,10 @@ class TrainConfig:
             raise ValueError("depth must be in 1..20")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("lambda must be in [0, 1]")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}: {', '.join(OPTIMIZERS)}")
+        if self.step_size is not None and not self.step_size > 0:
+            raise ValueError("step size must be positive")
         frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
 
 

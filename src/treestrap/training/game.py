@@ -33,6 +33,8 @@ class GameSummary:
     nodes: int
     seconds: float
     mean_abs_delta: float
+    #: this process's CPU time for the game, learning included (the curves' time axis)
+    cpu_seconds: float
     opening: str
     pgn: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -62,6 +64,7 @@ def play_training_game(
     buffer = new_move_buffer()
     searches = nodes = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     learner.algorithm.stats.abs_delta.clear()
     termination, result = "", "1/2-1/2"
     while True:
@@ -78,7 +81,7 @@ def play_training_game(
         mine = opponent is None or (side == 0) == learner_white
         t0 = time.perf_counter()
         if mine:
-            budget = None
+            budget = cfg.nodes  # a fixed node budget, unless a clock sets one
             if cfg.clock is not None:
                 think = clocks[side] / 30.0 + 0.75 * cfg.increment
                 budget = int(max(1000.0, think * learner.nps))
@@ -130,6 +133,7 @@ def play_training_game(
         nodes=nodes,
         seconds=time.perf_counter() - start,
         mean_abs_delta=learner.algorithm.stats.mean_abs_delta(),
+        cpu_seconds=time.process_time() - cpu_start,
         opening=opening.name,
         pgn=str(game),
     )

@@ -23,7 +23,9 @@ class Learner:
     def __init__(self, config: TrainConfig, model: LinearModel) -> None:
         self.config = config
         self.model = model
-        step = config.step_size or default_step_size(config.algorithm, config.squash)
+        step = config.step_size or default_step_size(
+            config.algorithm, config.squash, config.optimizer, config.normalise_step
+        )
         hyper = Hyper(
             step_size=step,
             lam=config.lam,
@@ -32,6 +34,8 @@ class Learner:
             predicted_only=config.predicted_only,
             use_outcome=config.use_outcome,
             frozen=frozen_indices(model.feature_set.names, config.freeze),
+            optimizer=config.optimizer,
+            normalise=config.normalise_step,
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()

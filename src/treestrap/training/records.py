@@ -54,6 +54,8 @@ def metrics_row(summary: GameSummary, model: LinearModel, state: RunState) -> di
         "searches": summary.searches,
         "nodes": summary.nodes,
         "seconds": round(summary.seconds, 3),
+        "cpu_seconds": round(summary.cpu_seconds, 3),
+        "cpu_total": round(state.cpu_seconds, 3),
         "nps": round(summary.nodes / summary.seconds) if summary.seconds > 0 else 0,
         "mean_abs_delta": summary.mean_abs_delta,
         "weight_norm": float(np.linalg.norm(w)),

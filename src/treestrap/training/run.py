@@ -10,7 +10,9 @@ A run directory holds everything, so a run can be stopped at any moment and resu
                        ``checkpoint_every`` games, and at 1, 2, 5, 10, 20, 50, ... games
                        so that learning curves on a log axis have points
     games.pgn          every game, with opening, result and round number
-    metrics.jsonl      one JSON line per game
+    metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis)
+    optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), written before the
+                       weights, with the previous one kept for a kill between the two
 
 Resuming drops any PGN or metrics record newer than the saved weights, so a killed run
 loses at most the game in progress. Openings are drawn from (seed, game number), so a
@@ -30,7 +32,14 @@ import numpy as np
 from treestrap.evaluation.presets import hand_set_model, random_model
 from treestrap.evaluation.weights import LinearModel, load_weights, save_weights
 from treestrap.play.openings import load_openings
-from treestrap.training.checkpoints import RunState, is_log_checkpoint, save_checkpoint, with_meta
+from treestrap.training.checkpoints import (
+    RunState,
+    is_log_checkpoint,
+    load_optimizer_state,
+    save_checkpoint,
+    save_optimizer_state,
+    with_meta,
+)
 from treestrap.training.config import TrainConfig
 from treestrap.training.game import GameSummary, play_training_game
 from treestrap.training.learner import Learner
@@ -85,6 +94,7 @@ def train(
     config.validate()
     book = load_openings(config.openings)
     learner = Learner(config, model)
+    load_optimizer_state(run, state.games, learner.algorithm.optimizer)
     if config.ladder and state.elo is None and config.opponent.startswith("stockfish"):
         state.elo = int(config.opponent.split(":")[1]) if ":" in config.opponent else 1350
     opponent = make_opponent(config, state.elo)
@@ -108,6 +118,7 @@ def train(
             else:
                 state.losses += 1
             state.games = number
+            state.cpu_seconds += summary.cpu_seconds
             state.recent = ([*state.recent, score])[-config.ladder_window :]
             update_ladder(config, state, opponent)
             append_record(run / "games.pgn", summary.pgn + "\n\n")
@@ -122,6 +133,7 @@ def train(
                 or is_log_checkpoint(number)
             ):
                 save_checkpoint(model, config, state, run)
+            save_optimizer_state(run, number, learner.algorithm.optimizer)
             save_weights(with_meta(model, config, state), run / "weights.npz")
             if on_game:
                 on_game(summary, state)

@@ -1,0 +1,125 @@
+"""Training options of the learning-strength work: adaptive optimizers resume exactly,
+CPU time is recorded per game, a node budget is honoured, and the command line offers
+every optimizer the learning layer has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_training_run import metric_rows, quick
+
+from treestrap.evaluation.weights import load_weights
+from treestrap.learn.optimizer import OPTIMIZERS
+from treestrap.search.context import NODES, QNODES
+from treestrap.training import presets
+from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
+from treestrap.training.learner import Learner
+from treestrap.training.run import train
+
+GAMES = 4
+
+
+def adam_config(games: int = GAMES):
+    return quick("treestrap-ab", games, seed=7, max_plies=40, optimizer="adam", step_size=2.0)
+
+
+def test_command_line_optimizers_match_the_learning_layer() -> None:
+    assert presets.OPTIMIZERS == OPTIMIZERS
+
+
+@pytest.fixture(scope="module")
+def adam_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("adam")
+    train(adam_config(), run)
+    return run
+
+
+def test_adam_run_resumes_into_the_same_weights(adam_run: Path, tmp_path: Path) -> None:
+    train(adam_config(2), tmp_path)
+    assert (tmp_path / OPTIMIZER_FILE).exists()
+    train(adam_config(GAMES), tmp_path, resume=True)
+    assert np.array_equal(
+        load_weights(tmp_path / "weights.npz").weights,
+        load_weights(adam_run / "weights.npz").weights,
+    )
+
+
+def test_resume_takes_the_previous_state_after_a_kill_between_the_writes(
+    adam_run: Path, tmp_path: Path
+) -> None:
+    # Game 3's optimizer state was written, then the process died before the weights:
+    # the weights say game 2, the newest state game 3, the previous state game 2.
+    train(adam_config(2), tmp_path)
+    weights_after_2 = (tmp_path / "weights.npz").read_bytes()
+    train(adam_config(3), tmp_path, resume=True)
+    (tmp_path / "weights.npz").write_bytes(weights_after_2)
+    with np.load(tmp_path / PREVIOUS_OPTIMIZER_FILE) as previous:
+        assert int(previous["games"]) == 2
+    train(adam_config(GAMES), tmp_path, resume=True)
+    assert np.array_equal(
+        load_weights(tmp_path / "weights.npz").weights,
+        load_weights(adam_run / "weights.npz").weights,
+    )
+
+
+def test_resume_without_the_optimizer_state_is_refused(tmp_path: Path) -> None:
+    train(adam_config(2), tmp_path)
+    (tmp_path / OPTIMIZER_FILE).unlink()
+    with pytest.raises(ValueError, match="no adam optimizer state for game 2"):
+        train(adam_config(GAMES), tmp_path, resume=True)
+
+
+def test_adam_moves_weights_by_about_the_step(adam_run: Path) -> None:
+    start = load_weights(adam_run / "checkpoints" / "game-000000.npz").weights
+    after_one = load_weights(adam_run / "checkpoints" / "game-000001.npz").weights
+    rows = metric_rows(adam_run)
+    # Each update moves a weight by at most about the step (Adam's |m_hat/sqrt(v_hat)|
+    # stays near 1), so after one game no weight moved more than searches * step.
+    assert np.max(np.abs(after_one - start)) <= rows[0]["searches"] * 2.0 * 1.01
+    assert np.count_nonzero(after_one - start) > 100
+
+
+def test_cpu_time_is_recorded_per_game_and_in_total(adam_run: Path) -> None:
+    rows = metric_rows(adam_run)
+    assert all(r["cpu_seconds"] > 0 for r in rows)
+    totals = [r["cpu_total"] for r in rows]
+    assert totals == pytest.approx(list(np.cumsum([r["cpu_seconds"] for r in rows])), abs=0.01)
+    state = load_weights(adam_run / "weights.npz").metadata["run_state"]
+    assert state["cpu_seconds"] == pytest.approx(totals[-1], abs=0.01)
+
+
+def test_node_budget_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = 4000
+    config = quick("treestrap-ab", 1, seed=3, max_plies=16, depth=None, nodes=budget)
+    spent: list[tuple[int | None, int]] = []
+    search = Learner.search
+
+    def recording(self: Learner, pos, node_budget):  # type: ignore[no-untyped-def]
+        result = search(self, pos, node_budget)
+        stats = self.alphabeta.ctx.stats
+        spent.append((node_budget, int(stats[NODES] + stats[QNODES])))
+        return result
+
+    monkeypatch.setattr(Learner, "search", recording)
+    train(config, tmp_path)
+    assert len(spent) >= 5  # every move after the book line
+    for given, used in spent:
+        assert given == budget
+        # iterative deepening goes on until the budget is spent, and stops there
+        assert budget <= used <= budget + 1
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"optimizer": "rmsprop"}, "unknown optimizer"),
+        ({"step_size": -1.0}, "step size must be positive"),
+    ],
+)
+def test_bad_options_are_refused(tmp_path: Path, changes: dict, message: str) -> None:
+    import dataclasses
+
+    with pytest.raises(ValueError, match=message):
+        train(dataclasses.replace(adam_config(), **changes), tmp_path)
