@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weights import load_weights
-from treestrap.rating.curve import UNTRAINED
+from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
 from treestrap.rating.ratings import load_results
 from treestrap.reproduce.veness2009 import ALGORITHMS, BUDGETS, Budget, reproduce
 from treestrap.training.config import TrainConfig
@@ -110,6 +111,17 @@ def test_curve_rates_the_pool_with_the_untrained_anchor(tmp_path: Path) -> None:
     with open(out / "curve.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 5 and rows[0]["algorithm"] == UNTRAINED
+    # The CPU-time axis: each point carries its run's CPU seconds up to that checkpoint,
+    # the sum of the per-game figures in metrics.jsonl.
+    for p in result.points:
+        run = a if p.label == "treestrap-ab" else b
+        lines = (run / "metrics.jsonl").read_text().splitlines()
+        per_game = [json.loads(line)["cpu_seconds"] for line in lines]
+        assert p.cpu_seconds == pytest.approx(sum(per_game[: p.games]), abs=1e-6)
+        assert p.cpu_seconds > 0
+    assert {float(r["cpu_seconds"]) for r in rows[1:]} == {
+        round(p.cpu_seconds, 1) for p in result.points
+    }
     assert (out / "curve.png").stat().st_size > 10_000
     assert "TreeStrap(alpha-beta)" in result.format_summary()
     # Again: the finished tournament is resumed, not replayed.
@@ -143,6 +155,16 @@ def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: P
     for name in ("TreeStrap(alpha-beta)", "TreeStrap(minimax)", "RootStrap(alpha-beta)", "TD-Leaf"):
         assert name in table
     assert "2157" in table  # the paper's column
+    # TreeStrap(alpha-beta)'s likelihood of superiority over each other algorithm's best
+    for name in ("TreeStrap(minimax)", "RootStrap(alpha-beta)", "TD-Leaf"):
+        line = next(
+            x for x in table.splitlines() if x.startswith(f"LOS TreeStrap(alpha-beta) over {name}:")
+        )
+        los = float(line.rsplit(" ", 1)[1].rstrip("%"))
+        best = result.best()
+        leader = f"treestrap-ab@{best['treestrap-ab'].games}"
+        other = next(f"{k}@{p.games}" for k, p in best.items() if DISPLAY_NAMES[k] == name)
+        assert los == pytest.approx(100 * result.table.los(leader, other), abs=0.05)
     games = len(load_results(out / "tournament"))
     # Interrupted after training (the tournament lost): the rerun trains nothing more
     # and plays the tournament again from scratch.
@@ -151,6 +173,11 @@ def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: P
     assert len(load_results(out / "tournament")) == games
     for a in ALGORITHMS:
         assert len((out / "train" / a / "metrics.jsonl").read_text().splitlines()) == TINY.games
+
+
+def test_quick_budget_says_its_intervals_overlap_by_design() -> None:
+    assert "overlap by design" in BUDGETS["quick"].caveat
+    assert BUDGETS["standard"].caveat == ""
 
 
 def test_budgets_are_what_the_help_says() -> None:

@@ -38,6 +38,8 @@ class CurvePoint:
     elo: float
     lower: float
     upper: float
+    #: the run's CPU seconds up to this checkpoint, learning included (nan: unknown)
+    cpu_seconds: float = math.nan
 
 
 @dataclass
@@ -78,24 +80,26 @@ class CurveResult:
         return "\n".join(lines)
 
     def to_csv(self, path: str | Path) -> None:
-        rows = ["algorithm,games,elo,lower95,upper95"]
-        rows += [f"{UNTRAINED},0,{self.untrained_elo:.1f},,"]
+        rows = ["algorithm,games,elo,lower95,upper95,cpu_seconds"]
+        rows += [f"{UNTRAINED},0,{self.untrained_elo:.1f},,,0"]
         rows += [
-            f"{p.label},{p.games},{p.elo:.1f},{p.lower:.1f},{p.upper:.1f}" for p in self.points
+            f"{p.label},{p.games},{p.elo:.1f},{p.lower:.1f},{p.upper:.1f},"
+            + ("" if math.isnan(p.cpu_seconds) else f"{p.cpu_seconds:.1f}")
+            for p in self.points
         ]
         Path(path).write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
 def rate_curve(
     games: Sequence[GameResult],
-    points: Sequence[tuple[str, str, int]],
+    points: Sequence[tuple[str, str, int, float]],
     anchor_elo: float = PAPER_ANCHOR_ELO,
 ) -> CurveResult:
     """Fit ``games`` with the untrained player fixed at ``anchor_elo``; ``points`` are
-    the rated checkpoints as (player name, run label, training games)."""
+    the rated checkpoints as (player name, run label, training games, CPU seconds)."""
     table, notes = fit_ratings_settled(games, RatingOptions(anchor=(UNTRAINED, anchor_elo)))
     rated = []
-    for name, label, trained in points:
+    for name, label, trained, cpu_seconds in points:
         r = table.rating(name)
-        rated.append(CurvePoint(label, trained, r.elo, r.lower, r.upper))
+        rated.append(CurvePoint(label, trained, r.elo, r.lower, r.upper, cpu_seconds))
     return CurveResult(table, rated, anchor_elo, notes)

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from treestrap.rating.curve import DISPLAY_NAMES
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
 from treestrap.training.run import train
@@ -51,6 +52,8 @@ class Budget:
     tournament_tc: str
     games_per_pair: int
     note: str
+    #: printed under the table: what the budget can and cannot show
+    caveat: str = ""
 
 
 BUDGETS = {
@@ -67,6 +70,9 @@ BUDGETS = {
         tournament_tc="depth=3",
         games_per_pair=4,
         note="250 self-play games per algorithm at depth 3; depth-3 tournament",
+        caveat="the quick budget's intervals overlap by design: 250 shallow games and 4 "
+        "tournament games a pair show where the curves start, not a significant order "
+        "(--budget standard is sized for that)",
     ),
     # A few hours: a thousand games each, the point where the paper's TreeStrap
     # curves flatten out.
@@ -99,6 +105,22 @@ BUDGETS = {
         note="10000 self-play games per algorithm at 1m+1s; 1m+1s tournament",
     ),
 }
+
+
+def superiority(result: CurveResult, leader: str = "treestrap-ab") -> str:
+    """The likelihood that ``leader``'s best checkpoint is stronger than each other
+    algorithm's best (the paper's claim is that TreeStrap(alpha-beta) leads them all)."""
+    best = result.best()
+    if leader not in best:
+        return ""
+    names = {p.label: f"{p.label}@{p.games}" for p in best.values()}
+    lines = [
+        f"LOS {DISPLAY_NAMES[leader]} over {DISPLAY_NAMES.get(label, label)}: "
+        f"{100 * result.table.los(names[leader], name):.1f}%\n"
+        for label, name in names.items()
+        if label != leader
+    ]
+    return "".join(lines)
 
 
 def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
@@ -202,7 +224,8 @@ def reproduce(
         f"{finished - trained:.0f} s (this invocation)\n\n"
         + result.format_summary(PAPER_ELO)
         + "\n"
-        + "".join(f"note: {note}\n" for note in result.notes)
+        + superiority(result)
+        + "".join(f"note: {note}\n" for note in [*result.notes, budget.caveat] if note)
     )
     (out / "table.txt").write_text(summary, encoding="utf-8")
     return result

@@ -32,6 +32,7 @@ class Checkpoint:
     label: str  # the run's label: its algorithm, or its directory name if that repeats
     games: int
     path: Path
+    cpu_seconds: float = math.nan  # the run's CPU time up to this checkpoint
 
     @property
     def name(self) -> str:
@@ -44,13 +45,32 @@ def run_checkpoints(run_dir: str | Path, label: str) -> list[Checkpoint]:
     if not folder.is_dir():
         raise ValueError(f"{run_dir} is not a training run directory (no checkpoints/)")
     found = []
+    cpu = cpu_seconds_by_game(run_dir)
     for path in folder.glob("game-*.npz"):
         number = path.stem.removeprefix("game-")
         if number.isdigit():
-            found.append(Checkpoint(label, int(number), path))
+            games = int(number)
+            found.append(Checkpoint(label, games, path, cpu.get(games, math.nan)))
     if not any(c.games == 0 for c in found) or len(found) < 2:
         raise ValueError(f"{run_dir} has no starting checkpoint and at least one more")
     return sorted(found, key=lambda c: c.games)
+
+
+def cpu_seconds_by_game(run_dir: str | Path) -> dict[int, float]:
+    """CPU seconds the run had spent after each game (0 before the first), from its
+    ``metrics.jsonl``; runs written before CPU time was recorded count wall seconds,
+    the same for a single-threaded run on an idle core."""
+    totals = {0: 0.0}
+    metrics = Path(run_dir) / "metrics.jsonl"
+    if not metrics.exists():
+        return totals
+    total = 0.0
+    for line in metrics.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            total += float(row.get("cpu_seconds", row.get("seconds", math.nan)))
+            totals[int(row["game"])] = total
+    return totals
 
 
 def run_algorithm(run_dir: str | Path) -> str:
@@ -161,7 +181,7 @@ def run_curve(
             "run train on?): choose another --out, or delete that directory to replay it"
         )
     run_tournament(config, tournament, resume=resume, progress=progress)
-    points = [(c.name, c.label, c.games) for c in pool.points]
+    points = [(c.name, c.label, c.games, c.cpu_seconds) for c in pool.points]
     result = rate_curve(load_results(tournament), points, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
     (out / "ratings.txt").write_text(result.table.format_table() + "\n" + notes, encoding="utf-8")
