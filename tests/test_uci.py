@@ -37,7 +37,7 @@ OPTIONS = {
     "Hash": "option name Hash type spin default 16 min 1 max 4096",
     "Threads": "option name Threads type spin default 1 min 1 max 1",
     "Weights": "option name Weights type string default <empty>",
-    "Preset": "option name Preset type combo default hand-set var hand-set var random",
+    "Preset": "option name Preset type combo default hand-set var hand-set var learned var random",
     "Move Overhead": "option name Move Overhead type spin default 50 min 0 max 5000",
 }
 INFO = re.compile(

@@ -40,7 +40,8 @@ from treestrap.core.notation import (
 )
 from treestrap.core.position import MAX_HISTORY, Position, current_key
 from treestrap.engine import Engine, SearchInfo, SearchOutcome
-from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.evaluation import presets
+from treestrap.evaluation.presets import PRESET_NAMES, hand_set_model
 from treestrap.evaluation.weights import LinearModel, WeightFileError, load_weights
 from treestrap.search.timeman import SearchLimits
 from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
@@ -50,7 +51,7 @@ ENGINE_AUTHOR = "the treestrap developers"
 
 HASH_DEFAULT, HASH_MIN, HASH_MAX = 16, 1, 4096
 OVERHEAD_DEFAULT, OVERHEAD_MAX = 50, 5000
-PRESETS = ("hand-set", "random")
+PRESETS = PRESET_NAMES
 #: Seed of the ``random`` preset (fixed: the same weights in every process).
 RANDOM_PRESET_SEED = 0
 #: Plies a ``position ... moves`` list may hold: the search needs room on top of it.
@@ -185,9 +186,7 @@ def format_info(info: SearchInfo) -> str:
 
 
 def preset_model(name: str) -> LinearModel:
-    if name == "random":
-        return random_model(seed=RANDOM_PRESET_SEED)
-    return hand_set_model()
+    return presets.preset_model(name, seed=RANDOM_PRESET_SEED)
 
 
 class UciEngine:
@@ -518,9 +517,12 @@ class UciEngine:
         return f"bestmove {outcome.best_move}"
 
 
-def main(weights: str | None = None) -> int:
-    """``treestrap uci``: a session on stdin/stdout; 2 if the weight file is unusable."""
+def main(weights: str | None = None, preset: str | None = None) -> int:
+    """``treestrap uci``: a session on stdin/stdout, with a weight file or a preset's
+    weights (the hand-set ones by default); 2 if the weight file is unusable."""
     model = None
+    if preset and not weights:
+        model = preset_model(preset)
     if weights:
         try:
             model = load_weights(weights)
@@ -530,6 +532,8 @@ def main(weights: str | None = None) -> int:
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # a stray byte is a bad command, not a crash
     session = UciEngine(sys.stdout, model=model, weights_path=weights or "")
+    if preset and not weights:
+        session.preset = preset
     try:
         return session.run(iter(sys.stdin.readline, ""))
     except KeyboardInterrupt:

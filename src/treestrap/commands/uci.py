@@ -6,6 +6,7 @@ The engine is imported inside the handler so that building the CLI stays instant
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -19,10 +20,19 @@ def add_parser(sub: Any) -> None:
         "'bench [depth]' runs the bench.",
     )
     u.add_argument("--weights", metavar="FILE", help="weight file (.npz) to play with")
+    u.add_argument(
+        "--preset",
+        choices=["hand-set", "learned", "random"],
+        help="play with a preset's weights (default hand-set; learned: the shipped "
+        "TreeStrap weights)",
+    )
     u.set_defaults(func=run_uci)
 
 
 def run_uci(args: argparse.Namespace) -> int:
     from treestrap.uci import main as uci_main
 
-    return uci_main(weights=args.weights)
+    if args.weights and args.preset:
+        print("error: give --weights or --preset, not both", file=sys.stderr)
+        return 2
+    return uci_main(weights=args.weights, preset=args.preset)

@@ -50,11 +50,12 @@ def add_parser(sub: Any) -> None:
     show.set_defaults(func=run_show)
     preset = wsub.add_parser(
         "preset",
-        help="write the hand-set or a random weight file",
+        help="write the hand-set, the learned or a random weight file",
         description="Write a preset weight file: the hand-set baseline (textbook values, "
-        "pawn = 100) or small random weights.",
+        "pawn = 100), the shipped learned weights (TreeStrap from random weights by "
+        "self-play; their provenance is in the metadata) or small random weights.",
     )
-    preset.add_argument("name", choices=["hand-set", "random"], help="which preset")
+    preset.add_argument("name", choices=["hand-set", "learned", "random"], help="which preset")
     preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
     preset.add_argument(
         "--feature-set", choices=["meep", "bitboard"], default="meep", help="(default meep)"
@@ -84,14 +85,19 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_preset(args: argparse.Namespace) -> int:
-    from treestrap.evaluation.presets import hand_set_model, random_model
+    from treestrap.evaluation.presets import hand_set_model, learned_model, random_model
     from treestrap.evaluation.weights import save_weights
 
+    if args.name != "random" and args.seed is not None:
+        print("error: --seed only applies to the random preset", file=sys.stderr)
+        return 2
     if args.name == "hand-set":
-        if args.seed is not None:
-            print("error: --seed only applies to the random preset", file=sys.stderr)
-            return 2
         model = hand_set_model(args.feature_set)
+    elif args.name == "learned":
+        if args.feature_set != "meep":
+            print("error: the learned preset is for the meep feature set", file=sys.stderr)
+            return 2
+        model = learned_model()
     else:
         model = random_model(args.feature_set, seed=args.seed or 0)
     try:

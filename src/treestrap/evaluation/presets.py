@@ -113,3 +113,34 @@ def random_model(
     rng = np.random.default_rng(seed)
     weights = rng.uniform(-scale, scale, fs.size)
     return LinearModel(fs, weights, {"preset": "random", "seed": seed, "scale": scale})
+
+
+#: The presets every front end offers by name (UCI option, tournament player, files).
+HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM)
+#: The shipped learned weights: the best TreeStrap run so far, from random weights by
+#: self-play; how they were made is in the file's metadata (``treestrap weights show``).
+LEARNED_FILE = "learned.npz"
+
+
+def learned_model() -> LinearModel:
+    """The learned preset, loaded (and checked) from the package's data."""
+    from importlib.resources import as_file, files
+
+    from treestrap.evaluation.weights import load_weights
+
+    with as_file(files("treestrap.evaluation.data") / LEARNED_FILE) as path:
+        model = load_weights(path)
+    model.metadata = {**model.metadata, "preset": LEARNED}
+    return model
+
+
+def preset_model(name: str, seed: int = 0) -> LinearModel:
+    """A preset by name (``random`` uses ``seed``); ``ValueError`` lists the names."""
+    if name == HAND_SET:
+        return hand_set_model()
+    if name == LEARNED:
+        return learned_model()
+    if name == RANDOM:
+        return random_model(seed=seed)
+    raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")

@@ -2,9 +2,10 @@
 
 =================================  ==================================================
 ``hand-set``                       our engine in process, hand-set weights
+``learned``                        our engine in process, the shipped learned weights
 ``random[:SEED]``                  our engine in process, small random weights
 ``PATH.npz`` / ``weights:PATH``    our engine in process, a weight file or checkpoint
-``treestrap-uci:PATH|hand-set|random``  our engine as a UCI subprocess
+``treestrap-uci:PATH|PRESET``      our engine as a UCI subprocess (a preset by name)
 ``stockfish`` / ``stockfish:ELO``  Stockfish, optionally at ``UCI_Elo`` ELO
 ``uci:COMMAND LINE``               any UCI engine
 ``xboard:COMMAND LINE``            any xboard (CECP) engine
@@ -27,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 IN_PROCESS, UCI, XBOARD = "in-process", "uci", "xboard"
-HAND_SET, RANDOM = "hand-set", "random"
+HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
 #: Debian installs its engines under /usr/games, which is often not on PATH.
 EXTRA_ENGINE_DIRS = ("/usr/games",)
 
@@ -35,7 +36,8 @@ EXTRA_ENGINE_DIRS = ("/usr/games",)
 #: command lines are never mistaken for one.
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 _FORMS = (
-    "hand-set, random[:SEED], PATH.npz, weights:PATH, treestrap-uci:PATH|hand-set|random, "
+    "hand-set, learned, random[:SEED], PATH.npz, weights:PATH, "
+    "treestrap-uci:PATH|hand-set|learned|random, "
     "stockfish[:ELO], uci:COMMAND or xboard:COMMAND, optionally as NAME=SPEC"
 )
 
@@ -98,7 +100,7 @@ def _program_name(words: tuple[str, ...]) -> str:
 
 def _treestrap_uci(what: str, name: str) -> PlayerSpec:
     command = (sys.executable, "-m", "treestrap.cli", "uci")
-    if what in (HAND_SET, RANDOM):
+    if what in (HAND_SET, LEARNED, RANDOM):
         return PlayerSpec(name or f"uci-{what}", UCI, command=command, options=(("Preset", what),))
     if not Path(what).is_file():
         raise ValueError(f"weight file not found: {what}")
@@ -122,8 +124,8 @@ def parse_player(text: str) -> PlayerSpec:
     match = _NAMED.match(text.strip())
     name, spec = (match["name"], match["spec"]) if match else ("", text.strip())
     kind, sep, rest = spec.partition(":")
-    if spec == HAND_SET:
-        return PlayerSpec(name or HAND_SET, IN_PROCESS, preset=HAND_SET)
+    if spec in (HAND_SET, LEARNED):
+        return PlayerSpec(name or spec, IN_PROCESS, preset=spec)
     if kind == RANDOM:
         if sep and not rest.isdigit():
             raise ValueError(f"random:SEED needs a whole number, got {rest!r}")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 import chess
 import chess.engine
 
-from treestrap.play.players import IN_PROCESS, RANDOM, XBOARD, PlayerSpec
+from treestrap.play.players import IN_PROCESS, XBOARD, PlayerSpec
 from treestrap.play.timecontrol import TimeControl
 
 if TYPE_CHECKING:
@@ -149,12 +149,12 @@ _ENGINES: OrderedDict[tuple[object, ...], Engine] = OrderedDict()
 
 def load_model(spec: PlayerSpec) -> LinearModel:
     """The weights of an in-process player (``WeightFileError`` if unusable)."""
-    from treestrap.evaluation.presets import hand_set_model, random_model
+    from treestrap.evaluation.presets import preset_model
     from treestrap.evaluation.weights import load_weights
 
     if spec.weights is not None:
         return load_weights(spec.weights)
-    return random_model(seed=spec.seed) if spec.preset == RANDOM else hand_set_model()
+    return preset_model(spec.preset, seed=spec.seed)
 
 
 def _cached_engine(spec: PlayerSpec, slot: int) -> Engine:

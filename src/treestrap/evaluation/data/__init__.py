@@ -1,0 +1,1 @@
+"""Weight files shipped with the package (the ``learned`` preset)."""

@@ -1,0 +1,105 @@
+"""The shipped ``learned`` preset: a file of the package, with its provenance, offered
+wherever the hand-set preset is (weight files, tournament players, the UCI engine)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_uci import last_score, start_engine
+
+from treestrap.cli import main
+from treestrap.evaluation.presets import (
+    PRESET_NAMES,
+    hand_set_model,
+    learned_model,
+    preset_model,
+    random_model,
+)
+from treestrap.evaluation.weights import load_weights
+from treestrap.play.players import IN_PROCESS, UCI, parse_player
+from treestrap.play.sessions import load_model
+
+#: What a user must be able to read about how the learned weights were made.
+PROVENANCE = ("algorithm", "command", "commit", "cpu_hours", "games", "init", "step")
+
+
+def test_learned_weights_load_with_their_provenance() -> None:
+    model = learned_model()
+    assert model.feature_set.name == "meep"
+    assert np.all(np.isfinite(model.weights))
+    assert not np.array_equal(model.weights, hand_set_model().weights)
+    for key in PROVENANCE:
+        assert model.metadata.get(key) not in (None, ""), key
+    assert model.metadata["algorithm"] == "treestrap-ab"
+    assert model.metadata["init"].startswith("random")  # learned from random weights
+    assert model.metadata["games"] > 0 and model.metadata["cpu_hours"] > 0
+
+
+def test_presets_by_name() -> None:
+    assert PRESET_NAMES == ("hand-set", "learned", "random")
+    assert np.array_equal(preset_model("learned").weights, learned_model().weights)
+    assert np.array_equal(preset_model("random", seed=4).weights, random_model(seed=4).weights)
+    with pytest.raises(ValueError, match="unknown preset 'strong'"):
+        preset_model("strong")
+
+
+def test_weights_preset_learned_writes_the_file_and_show_prints_provenance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "learned.npz"
+    assert main(["weights", "preset", "learned", str(out)]) == 0
+    written = load_weights(out)
+    assert np.array_equal(written.weights, learned_model().weights)
+    assert written.metadata["command"] == learned_model().metadata["command"]
+    capsys.readouterr()
+    assert main(["weights", "show", str(out), "--top", "3"]) == 0
+    shown = capsys.readouterr().out
+    for key in PROVENANCE:
+        assert f"\n  {key} " in shown, key
+
+
+def test_weights_preset_learned_refuses_a_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["weights", "preset", "learned", str(tmp_path / "w.npz"), "--seed", "3"]) == 2
+    assert "--seed only applies to the random preset" in capsys.readouterr().err
+
+
+def test_learned_player_in_tournaments() -> None:
+    spec = parse_player("learned")
+    assert (spec.name, spec.kind, spec.preset) == ("learned", IN_PROCESS, "learned")
+    assert np.array_equal(load_model(spec).weights, learned_model().weights)
+    uci = parse_player("treestrap-uci:learned")
+    assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
+
+
+def test_uci_preset_learned_plays_the_learned_weights(kernels_load_from_cache: None) -> None:
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    learned = start_engine("--preset", "learned")
+    try:
+        from_flag = last_score(learned, fen)
+    finally:
+        assert learned.close() == 0
+    default = start_engine()
+    try:
+        hand_set = last_score(default, fen)
+        default.send("setoption name Preset value learned")
+        from_option = last_score(default, fen)
+    finally:
+        assert default.close() == 0
+    assert from_flag == from_option != hand_set
+
+
+def test_uci_weights_and_preset_together_are_refused(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "treestrap.cli", "uci", "--preset", "learned", "--weights", "x"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "error: give --weights or --preset, not both" in proc.stderr
