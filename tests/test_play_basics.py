@@ -54,3 +54,16 @@ def test_match_result_scores_from_the_first_players_view() -> None:
     assert r.score() == MatchScore(2, 1, 1)
     assert r.time_losses("A") == 1 and r.time_losses("B") == 0
     assert TimeControl(base=10, increment=0.1).describe() == "10+0.1"
+
+
+def test_match_between_two_engines_of_one_name_scores_as_first_with_white() -> None:
+    """A self-play match (``--first treestrap --second treestrap``) names both engines
+    alike; every game then counts as the first engine's with White."""
+    r = MatchResult("treestrap", "treestrap")
+    r.games += [
+        GameRecord("treestrap", "treestrap", "1-0", "checkmate", "x", "", 40),
+        GameRecord("treestrap", "treestrap", "1-0", "checkmate", "x", "", 40),
+        GameRecord("treestrap", "treestrap", "1/2-1/2", "stalemate", "x", "", 40),
+        GameRecord("treestrap", "treestrap", "0-1", "checkmate", "x", "", 40),
+    ]
+    assert r.score() == MatchScore(2, 1, 1)

@@ -35,6 +35,10 @@ __all__ = [
 #: Longest game before it is adjudicated a draw (plies): beyond any real game here.
 MAX_PLIES = 600
 
+#: Stand-ins for the two engines' names when a match is tallied, distinct even when
+#: the names are not.
+_FIRST, _SECOND = "first", "second"
+
 
 @dataclass(frozen=True)
 class EngineSpec:
@@ -57,8 +61,14 @@ class MatchResult:
     games: list[GameRecord] = field(default_factory=list)
 
     def score(self) -> MatchScore:
-        played = [(g.white, g.black, g.result) for g in self.games]
-        return MatchScore(*count_results(played, self.first, self.second))
+        """Wins, draws and losses of the first engine. Games are tallied by which colour
+        the first engine had, so two engines under one name still get a score: every
+        game then reads as the first engine's with White (no record tells them apart)."""
+        played = [
+            (_FIRST, _SECOND, g.result) if g.white == self.first else (_SECOND, _FIRST, g.result)
+            for g in self.games
+        ]
+        return MatchScore(*count_results(played, _FIRST, _SECOND))
 
     def time_losses(self, name: str) -> int:
         return sum(
