@@ -9,6 +9,7 @@ import pytest
 
 from treestrap.rating.sprt import (
     SprtResult,
+    SprtTest,
     count_results,
     estimate_draw_elo,
     sprt,
@@ -75,6 +76,10 @@ def test_bad_arguments_are_refused() -> None:
         sprt(1, 1, 1, 10.0, 0.0)
     with pytest.raises(ValueError, match="alpha"):
         sprt(1, 1, 1, 0.0, 10.0, alpha=0.0)
+    with pytest.raises(ValueError, match="elo0"):
+        SprtTest(5.0, 5.0)
+    with pytest.raises(ValueError, match="counts"):
+        SprtTest(0.0, 5.0).result(1, -1, 1)
 
 
 def test_counts_from_games_take_the_players_side() -> None:
@@ -88,7 +93,11 @@ def test_counts_from_games_take_the_players_side() -> None:
     ]
     assert count_results(games, "new", "old") == (2, 1, 1)
     assert count_results(games, "old", "new") == (1, 1, 2)
-    assert sprt_from_games(games, "new", "old", 0.0, 10.0) == sprt(2, 1, 1, 0.0, 10.0)
+    assert sprt_from_games(games, "new", "old", SprtTest(0.0, 10.0)) == sprt(2, 1, 1, 0.0, 10.0)
+    cutechess = SprtTest(0.0, 10.0, alpha=0.1, logistic=True)
+    assert sprt_from_games(games, "new", "old", cutechess) == sprt(
+        2, 1, 1, 0.0, 10.0, alpha=0.1, logistic=True
+    )
 
 
 def _run_until_decision(rng: np.random.Generator, true_elo: float, draw_elo: float) -> str:

@@ -89,6 +89,43 @@ def _probabilities(elo: float, draw_elo: float) -> tuple[float, float, float]:
     return win, 1.0 - win - loss, loss
 
 
+@dataclass(frozen=True)
+class SprtTest:
+    """An SPRT's settings: H0 ``elo = elo0`` against H1 ``elo = elo1`` with error rates
+    ``alpha`` and ``beta``; ``logistic`` reads the Elo values as cutechess does."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    logistic: bool = False
+
+    def __post_init__(self) -> None:
+        if not (0 < self.alpha < 1 and 0 < self.beta < 1):
+            raise ValueError(f"alpha and beta must be in (0, 1), got {self.alpha}, {self.beta}")
+        if self.elo0 >= self.elo1:
+            raise ValueError(f"elo0 must be below elo1, got {self.elo0}, {self.elo1}")
+
+    def result(self, wins: int, draws: int, losses: int) -> SprtResult:
+        """The test's state after ``wins``/``draws``/``losses`` (see the module docstring)."""
+        if min(wins, draws, losses) < 0:
+            raise ValueError("game counts must be >= 0")
+        lower, upper = sprt_bounds(self.alpha, self.beta)
+        d = estimate_draw_elo(wins, draws, losses)
+        scale = 1.0
+        if self.logistic:
+            x = 10.0 ** (-d / 400.0)
+            scale = 4.0 * x / (1.0 + x) ** 2
+        pw0, pd0, pl0 = _probabilities(self.elo0 / scale, d)
+        pw1, pd1, pl1 = _probabilities(self.elo1 / scale, d)
+        llr = (
+            wins * math.log(pw1 / pw0) + draws * math.log(pd1 / pd0) + losses * math.log(pl1 / pl0)
+        )
+        return SprtResult(
+            wins, draws, losses, llr, lower, upper, self.elo0, self.elo1, self.alpha, self.beta
+        )
+
+
 def sprt(
     wins: int,
     draws: int,
@@ -99,23 +136,8 @@ def sprt(
     beta: float = 0.05,
     logistic: bool = False,
 ) -> SprtResult:
-    """The SPRT state after ``wins``/``draws``/``losses`` (see the module docstring)."""
-    if min(wins, draws, losses) < 0:
-        raise ValueError("game counts must be >= 0")
-    if not (0 < alpha < 1 and 0 < beta < 1):
-        raise ValueError(f"alpha and beta must be in (0, 1), got {alpha}, {beta}")
-    if elo0 >= elo1:
-        raise ValueError(f"elo0 must be below elo1, got {elo0}, {elo1}")
-    lower, upper = sprt_bounds(alpha, beta)
-    d = estimate_draw_elo(wins, draws, losses)
-    scale = 1.0
-    if logistic:
-        x = 10.0 ** (-d / 400.0)
-        scale = 4.0 * x / (1.0 + x) ** 2
-    pw0, pd0, pl0 = _probabilities(elo0 / scale, d)
-    pw1, pd1, pl1 = _probabilities(elo1 / scale, d)
-    llr = wins * math.log(pw1 / pw0) + draws * math.log(pd1 / pd0) + losses * math.log(pl1 / pl0)
-    return SprtResult(wins, draws, losses, llr, lower, upper, elo0, elo1, alpha, beta)
+    """The SPRT state after ``wins``/``draws``/``losses``: :meth:`SprtTest.result`."""
+    return SprtTest(elo0, elo1, alpha, beta, logistic).result(wins, draws, losses)
 
 
 def count_results(games: Sequence[GameResult], player: str, opponent: str) -> tuple[int, int, int]:
@@ -136,15 +158,7 @@ def count_results(games: Sequence[GameResult], player: str, opponent: str) -> tu
 
 
 def sprt_from_games(
-    games: Sequence[GameResult],
-    player: str,
-    opponent: str,
-    elo0: float,
-    elo1: float,
-    alpha: float = 0.05,
-    beta: float = 0.05,
-    logistic: bool = False,
+    games: Sequence[GameResult], player: str, opponent: str, test: SprtTest
 ) -> SprtResult:
-    """SPRT of ``player`` against ``opponent`` from the games between them."""
-    wins, draws, losses = count_results(games, player, opponent)
-    return sprt(wins, draws, losses, elo0, elo1, alpha, beta, logistic)
+    """The SPRT ``test`` of ``player`` against ``opponent`` from the games between them."""
+    return test.result(*count_results(games, player, opponent))
