@@ -61,3 +61,17 @@ def update_pv(ctx: SearchContext, ply: int, move: int) -> None:
     for j in range(child_len):
         ctx.pv[ply, j + 1] = ctx.pv[ply + 1, j]
     ctx.pv_len[ply] = child_len + 1
+
+
+@njit(inline="always")
+def count_node(ctx: SearchContext, ply: int, quiescence: bool) -> None:
+    """Count a node of the main search or of quiescence, and the deepest ply reached."""
+    ctx.stats[QNODES if quiescence else NODES] += 1
+    if ply > ctx.stats[SELDEPTH]:
+        ctx.stats[SELDEPTH] = ply
+
+
+@njit(inline="always")
+def searched_nodes(ctx: SearchContext) -> int:
+    """Nodes so far, main search and quiescence together."""
+    return ctx.stats[NODES] + ctx.stats[QNODES]

@@ -28,10 +28,9 @@ from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import (
     NODES,
-    QNODES,
-    SELDEPTH,
     STOPPED,
     SearchContext,
+    count_node,
     new_context,
     reset_context,
     update_pv,
@@ -79,15 +78,11 @@ def _minimax(
     """Minimax value (root-relative, side to move) of ``pos``; records the subtree."""
     ctx.pv_len[ply] = 0
     quiet = depth <= 0
+    count_node(ctx, ply, quiet)
     if quiet:
-        ctx.stats[QNODES] += 1
         leaf_q[0] += 1
-    else:
-        ctx.stats[NODES] += 1
-        if lim.max_nodes > 0 and ctx.stats[NODES] > lim.max_nodes:
-            ctx.stats[STOPPED] = 1
-    if ply > ctx.stats[SELDEPTH]:
-        ctx.stats[SELDEPTH] = ply
+    elif lim.max_nodes > 0 and ctx.stats[NODES] > lim.max_nodes:
+        ctx.stats[STOPPED] = 1
     node, h = add_node(tree, pos, ev, parent, move, ply, max(depth, 0), QUIESCENCE if quiet else 0)
     if node < 0:
         ctx.stats[STOPPED] = 1  # the record is full: an incomplete tree is of no use

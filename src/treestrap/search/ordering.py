@@ -1,16 +1,18 @@
 """Move ordering that knows nothing of the evaluation weights (as the training search
 requires): the transposition-table move, captures by MVV-LVA, killer moves, then the
 history heuristic.
+
+The search calls these with its :class:`treestrap.search.context.SearchContext` and a
+ply: they read and update that ply's move list, scores and killers, and the history.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.move import move_from, move_to
 from treestrap.core.piece import NO_PIECE, PAWN, QUEEN
 from treestrap.core.position import Position
+from treestrap.search.context import SearchContext
 
 TT_MOVE_SCORE = 1 << 40
 CAPTURE_SCORE = 1 << 32
@@ -29,16 +31,11 @@ def mvv_lva(pos: Position, m: int) -> int:
 
 
 @njit
-def score_moves(
-    pos: Position,
-    moves: np.ndarray,
-    scores: np.ndarray,
-    n: int,
-    tt_move: int,
-    killers: np.ndarray,
-    history: np.ndarray,
-) -> None:
-    """Fill ``scores[:n]`` for ``moves[:n]``; ``killers`` is this ply's pair."""
+def score_moves(pos: Position, ctx: SearchContext, ply: int, n: int, tt_move: int) -> None:
+    """Score the first ``n`` moves of the list at ``ply`` for :func:`pick_next`."""
+    moves = ctx.moves[ply]
+    scores = ctx.scores[ply]
+    killers = ctx.killers[ply]
     side = pos.st[0]
     for i in range(n):
         m = moves[i]
@@ -53,13 +50,15 @@ def score_moves(
         elif m == killers[1]:
             scores[i] = KILLER_SCORE
         else:
-            scores[i] = history[side, move_from(m), move_to(m)]
+            scores[i] = ctx.history[side, move_from(m), move_to(m)]
 
 
 @njit(inline="always")
-def pick_next(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
-    """Swap the best-scored move of ``[i, n)`` into slot ``i`` and return it (one
-    selection-sort step: cheap when a cut-off comes early)."""
+def pick_next(ctx: SearchContext, ply: int, i: int, n: int) -> int:
+    """Swap the best-scored move of ``[i, n)`` at ``ply`` into slot ``i`` and return it
+    (one selection-sort step: cheap when a cut-off comes early)."""
+    moves = ctx.moves[ply]
+    scores = ctx.scores[ply]
     best = i
     for j in range(i + 1, n):
         if scores[j] > scores[best]:
@@ -71,21 +70,28 @@ def pick_next(moves: np.ndarray, scores: np.ndarray, i: int, n: int) -> int:
 
 
 @njit(inline="always")
+def is_killer(ctx: SearchContext, ply: int, m: int) -> bool:
+    return m == ctx.killers[ply, 0] or m == ctx.killers[ply, 1]
+
+
+@njit(inline="always")
 def update_quiet_cutoff(
     pos: Position,
+    ctx: SearchContext,
+    ply: int,
     m: int,
     depth: int,
-    killers: np.ndarray,
-    history: np.ndarray,
     use_killers: bool,
     use_history: bool,
 ) -> None:
     """A quiet move caused a beta cut-off: remember it as a killer, credit its history."""
+    killers = ctx.killers[ply]
     if use_killers and killers[0] != m:
         killers[1] = killers[0]
         killers[0] = m
     if not use_history:
         return
+    history = ctx.history
     side = pos.st[0]
     h = history[side, move_from(m), move_to(m)] + depth * depth
     history[side, move_from(m), move_to(m)] = h

@@ -27,8 +27,8 @@ from treestrap.core.piece import BISHOP, KNIGHT, NO_PIECE, PAWN, QUEEN, ROOK
 from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, SearchContext, update_pv
-from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
+from treestrap.search.context import STOPPED, SearchContext, count_node, searched_nodes, update_pv
+from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
 from treestrap.search.value import (
     INFINITE,
@@ -89,7 +89,7 @@ def pvs(
     Recursive calls pass ``np.bool_(...)``, not a literal ``True``: a literal would be
     cast at the call, and numba's cache cannot load that (see treestrap.core.jit)."""
     ctx.pv_len[ply] = 0
-    total = ctx.stats[NODES] + ctx.stats[QNODES]
+    total = searched_nodes(ctx)
     if (total & POLL_MASK) == 0 and stop[0]:
         ctx.stats[STOPPED] = 1
     if opts.max_nodes > 0 and total >= opts.max_nodes:
@@ -97,9 +97,7 @@ def pvs(
     if ctx.stats[STOPPED]:
         return 0.0
     quiescence = depth <= 0
-    ctx.stats[QNODES if quiescence else NODES] += 1
-    if ply > ctx.stats[SELDEPTH]:
-        ctx.stats[SELDEPTH] = ply
+    count_node(ctx, ply, quiescence)
     if ply > 0:
         if is_repetition(pos) or is_insufficient_material(pos):
             return 0.0
@@ -178,14 +176,13 @@ def pvs(
         if ply > 0 and pos.st[ST_HALFMOVE] >= 100:
             return 0.0
 
-    scores = ctx.scores[ply]
-    killers = ctx.killers[ply]
-    score_moves(pos, moves, scores, n, tt_move, killers, ctx.history)
+    score_moves(pos, ctx, ply, n, tt_move)
     alpha_orig = alpha
     best_move = 0
     searched = 0
+    null_ok = np.bool_(True)  # the children may try a null move
     for i in range(n):
-        m = pick_next(moves, scores, i, n)
+        m = pick_next(ctx, ply, i, n)
         if quiescence and not checked and opts.delta_pruning and not (m & 0x8000):
             victim = pos.board[move_to(m)]
             gain = VICTIM_VALUE[PAWN] if victim == NO_PIECE else VICTIM_VALUE[victim % 6]
@@ -198,10 +195,11 @@ def pvs(
         if not quiescence and gives_check:
             new_depth += 1  # check extension
         if quiescence or searched == 0:
-            v = -pvs(
-                pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, np.bool_(True)
-            )
+            v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, null_ok)
         else:
+            # A null window around alpha shows the move is no better (at reduced depth
+            # for a late quiet move); one that is better is searched again at full
+            # depth, then with the full window.
             r = 0
             if (
                 opts.lmr
@@ -210,54 +208,27 @@ def pvs(
                 and quiet
                 and not checked
                 and not gives_check
-                and m != killers[0]
-                and m != killers[1]
+                and not is_killer(ctx, ply, m)
             ):
                 r = 2 if searched >= 6 and depth >= 6 else 1
-            v = -pvs(
-                pos,
-                ev,
-                ctx,
-                tt,
-                opts,
-                stop,
-                new_depth - r,
-                ply + 1,
-                -alpha - NULL_WINDOW,
-                -alpha,
-                np.bool_(True),
-            )
+            scout = -alpha - NULL_WINDOW
+            v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth - r, ply + 1, scout, -alpha, null_ok)
             if v > alpha and r > 0:
-                v = -pvs(
-                    pos,
-                    ev,
-                    ctx,
-                    tt,
-                    opts,
-                    stop,
-                    new_depth,
-                    ply + 1,
-                    -alpha - NULL_WINDOW,
-                    -alpha,
-                    np.bool_(True),
-                )
+                v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, scout, -alpha, null_ok)
             if v > alpha and v < beta:
-                v = -pvs(
-                    pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, np.bool_(True)
-                )
+                v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, null_ok)
         unmake_move(pos)
-        searched += 1
         if ctx.stats[STOPPED]:
             return 0.0
+        searched += 1
         if v > best:
             best = v
             best_move = m
             update_pv(ctx, ply, m)
-            if v > alpha:
-                alpha = v
+            alpha = max(alpha, v)
             if v >= beta:
                 if quiet and not quiescence:
-                    update_quiet_cutoff(pos, m, depth, killers, ctx.history, True, True)
+                    update_quiet_cutoff(pos, ctx, ply, m, depth, True, True)
                 break
 
     if quiescence and checked and searched == 0:

@@ -29,8 +29,10 @@ from treestrap.search.context import (
     SELDEPTH,
     STOPPED,
     SearchContext,
+    count_node,
     new_context,
     reset_context,
+    searched_nodes,
     update_pv,
 )
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
@@ -69,7 +71,7 @@ class TrainingOptions(NamedTuple):
 def _out_of_nodes(ctx: SearchContext, opts: TrainingOptions) -> bool:
     if ctx.stats[STOPPED]:
         return True
-    if opts.max_nodes > 0 and ctx.stats[NODES] + ctx.stats[QNODES] >= opts.max_nodes:
+    if opts.max_nodes > 0 and searched_nodes(ctx) >= opts.max_nodes:
         ctx.stats[STOPPED] = 1
         return True
     return False
@@ -97,9 +99,7 @@ def alphabeta(
     if _out_of_nodes(ctx, opts):
         return 0.0
     quiescence = depth <= 0
-    ctx.stats[QNODES if quiescence else NODES] += 1
-    if ply > ctx.stats[SELDEPTH]:
-        ctx.stats[SELDEPTH] = ply
+    count_node(ctx, ply, quiescence)
     if ply > 0 and (is_repetition(pos) or is_insufficient_material(pos)):
         return 0.0
     if ply >= MAX_PLY:
@@ -143,13 +143,11 @@ def alphabeta(
         if ply > 0 and pos.st[ST_HALFMOVE] >= 100:
             return 0.0
 
-    scores = ctx.scores[ply]
-    killers = ctx.killers[ply]
-    score_moves(pos, moves, scores, n, tt_move, killers, ctx.history)
+    score_moves(pos, ctx, ply, n, tt_move)
     alpha_orig = alpha
     best_move = 0
     for i in range(n):
-        m = pick_next(moves, scores, i, n)
+        m = pick_next(ctx, ply, i, n)
         make_move(pos, m)
         child_depth = depth - 1
         if not quiescence and opts.check_extension and in_check(pos):
@@ -165,13 +163,10 @@ def alphabeta(
             best = v
             best_move = m
             update_pv(ctx, ply, m)
-            if v > alpha:
-                alpha = v
+            alpha = max(alpha, v)
             if (opts.prune or quiescence) and v >= beta:
                 if not quiescence and not (m & 0xC000):  # quiet: killer and history credit
-                    update_quiet_cutoff(
-                        pos, m, depth, killers, ctx.history, opts.killers, opts.history
-                    )
+                    update_quiet_cutoff(pos, ctx, ply, m, depth, opts.killers, opts.history)
                 break
 
     if opts.use_tt and not quiescence:
@@ -272,7 +267,7 @@ class TrainingSearch:
             if self.ctx.stats[STOPPED]:
                 break
             result = self._result(value, depth, False)
-            if self.ctx.stats[NODES] + self.ctx.stats[QNODES] >= max_nodes:
+            if searched_nodes(self.ctx) >= max_nodes:
                 break
         assert result is not None
         return result
