@@ -138,22 +138,6 @@ def _minimax(
     return value
 
 
-def minimax_kernel(
-    pos: Position,
-    ev: Evaluator,
-    tree: SearchTree,
-    ctx: SearchContext,
-    lim: MinimaxLimits,
-    depth: int,
-) -> float:
-    """Reset ``ctx`` and ``tree`` and search. Plain Python on purpose: a compiled caller
-    of a recursive kernel would not load from numba's cache."""
-    reset_context(ctx)
-    reset_tree(tree)
-    leaf_q = np.zeros(1, dtype=np.int64)
-    return float(_minimax(pos, ev, tree, ctx, lim, depth, 0, -1, 0, leaf_q))
-
-
 class MinimaxSearch:
     """Full-tree minimax with its own scratch space and node record.
 
@@ -166,6 +150,15 @@ class MinimaxSearch:
         self.tree = new_tree(capacity)
         self._spare = new_tree(capacity)
 
+    def _run(self, pos: Position, ev: Evaluator, tree: SearchTree, depth: int) -> float:
+        """Reset the context and ``tree``, and search into ``tree``. Plain Python on
+        purpose: a compiled caller of a recursive kernel would not load from numba's
+        cache."""
+        reset_context(self.ctx)
+        reset_tree(tree)
+        leaf_q = np.zeros(1, dtype=np.int64)
+        return float(_minimax(pos, ev, tree, self.ctx, self.limits, depth, 0, -1, 0, leaf_q))
+
     def _result(self, value: float, depth: int) -> SearchResult:
         return result_from_context(self.ctx, value, depth, bool(self.ctx.stats[STOPPED]))
 
@@ -173,7 +166,7 @@ class MinimaxSearch:
         """A depth-``depth`` tree; every node lands in ``self.tree``."""
         if not 1 <= depth < MAX_PLY:
             raise ValueError(f"search depth must be in 1..{MAX_PLY - 1}, got {depth}")
-        value = minimax_kernel(pos, ev, self.tree, self.ctx, self.limits, depth)
+        value = self._run(pos, ev, self.tree, depth)
         return self._result(value, depth)
 
     def search_budget(self, pos: Position, ev: Evaluator, max_depth: int = 32) -> SearchResult:
@@ -189,7 +182,7 @@ class MinimaxSearch:
         previous = 1
         for depth in range(1, max_depth + 1):
             # Search into the spare record so the last complete tree survives a stop.
-            value = minimax_kernel(pos, ev, self._spare, self.ctx, self.limits, depth)
+            value = self._run(pos, ev, self._spare, depth)
             complete = not self.ctx.stats[STOPPED] and not self._spare.meta[OVERFLOW]
             if not complete and result is not None:
                 break

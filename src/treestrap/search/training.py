@@ -174,26 +174,6 @@ def alphabeta(
     return best
 
 
-def search_depth(
-    pos: Position,
-    ev: Evaluator,
-    ctx: SearchContext,
-    tt: TranspositionTable,
-    opts: TrainingOptions,
-    depth: int,
-    fresh: bool,
-) -> float:
-    """One full-window search of ``depth`` plies; with ``fresh`` the context is reset
-    and the table cleared first. The PV is left in ``ctx.pv[0, :ctx.pv_len[0]]``.
-
-    Plain Python on purpose: a compiled caller of the recursive kernel would not load
-    from numba's cache."""
-    if fresh:
-        reset_context(ctx)
-        clear_tt(tt)
-    return float(alphabeta(pos, ev, ctx, tt, opts, depth, 0, -INFINITE, INFINITE))
-
-
 class SearchResult(NamedTuple):
     """What a search found, for the side to move at the root."""
 
@@ -243,6 +223,19 @@ class TrainingSearch:
         self.ctx = new_context()
         self.tt = new_tt(tt_bits)
 
+    def _run(
+        self, pos: Position, ev: Evaluator, opts: TrainingOptions, depth: int, fresh: bool
+    ) -> float:
+        """One full-window search of ``depth`` plies; with ``fresh`` the context is reset
+        and the table cleared first. The PV is left in ``ctx.pv[0, :ctx.pv_len[0]]``.
+
+        Plain Python on purpose: a compiled caller of the recursive kernel would not
+        load from numba's cache."""
+        if fresh:
+            reset_context(self.ctx)
+            clear_tt(self.tt)
+        return float(alphabeta(pos, ev, self.ctx, self.tt, opts, depth, 0, -INFINITE, INFINITE))
+
     def _result(self, value: float, depth: int, stopped: bool) -> SearchResult:
         return result_from_context(self.ctx, value, depth, stopped)
 
@@ -250,7 +243,7 @@ class TrainingSearch:
         """A fixed-depth search from a cleared table (the paper's training search)."""
         if not 1 <= depth < MAX_PLY:
             raise ValueError(f"search depth must be in 1..{MAX_PLY - 1}, got {depth}")
-        value = search_depth(pos, ev, self.ctx, self.tt, self.options, depth, True)
+        value = self._run(pos, ev, self.options, depth, True)
         return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
 
     def search_nodes(
@@ -263,7 +256,7 @@ class TrainingSearch:
         result = None
         for depth in range(1, max_depth + 1):
             opts = self.options._replace(max_nodes=0 if depth == 1 else max_nodes)
-            value = search_depth(pos, ev, self.ctx, self.tt, opts, depth, depth == 1)
+            value = self._run(pos, ev, opts, depth, depth == 1)
             if self.ctx.stats[STOPPED]:
                 break
             result = self._result(value, depth, False)
