@@ -65,9 +65,22 @@ from treestrap.core.position import (
     pinned,
 )
 
-# Squares used by castling (a1 = 0).
-_B1, _C1, _D1, _E1, _F1, _G1 = 1, 2, 3, 4, 5, 6
-_B8, _C8, _D8, _E8, _F8, _G8 = 57, 58, 59, 60, 61, 62
+# The kings' squares before castling (a1 = 0); the rooks start three squares to the
+# right (h-file) and four to the left (a-file).
+_E1, _E8 = 4, 60
+
+
+@njit(inline="always")
+def _castling_path_clear(
+    pos: Position, them: int, occ: np.uint64, king: int, rook: int, step: int
+) -> bool:
+    """Nothing stands between ``king`` and ``rook``, and neither the square the king
+    crosses (``king + step``) nor the one it lands on is attacked."""
+    return (
+        not (occ & between(pos.tables, king, rook))
+        and not is_attacked(pos, king + step, them, occ)
+        and not is_attacked(pos, king + 2 * step, them, occ)
+    )
 
 
 @njit(inline="always")
@@ -200,40 +213,14 @@ def _generate(pos: Position, moves: np.ndarray, captures_only: bool) -> int:
     # Castling: never out of check, never through or onto an attacked square.
     if not captures_only and not checking:
         rights = pos.st[ST_CASTLING]
-        if us == WHITE:
-            if (
-                rights & WHITE_OO
-                and not (occ & (square_bb(_F1) | square_bb(_G1)))
-                and not is_attacked(pos, _F1, them, occ)
-                and not is_attacked(pos, _G1, them, occ)
-            ):
-                moves[n] = encode_move(_E1, _G1, KING_CASTLE)
-                n += 1
-            if (
-                rights & WHITE_OOO
-                and not (occ & (square_bb(_B1) | square_bb(_C1) | square_bb(_D1)))
-                and not is_attacked(pos, _D1, them, occ)
-                and not is_attacked(pos, _C1, them, occ)
-            ):
-                moves[n] = encode_move(_E1, _C1, QUEEN_CASTLE)
-                n += 1
-        else:
-            if (
-                rights & BLACK_OO
-                and not (occ & (square_bb(_F8) | square_bb(_G8)))
-                and not is_attacked(pos, _F8, them, occ)
-                and not is_attacked(pos, _G8, them, occ)
-            ):
-                moves[n] = encode_move(_E8, _G8, KING_CASTLE)
-                n += 1
-            if (
-                rights & BLACK_OOO
-                and not (occ & (square_bb(_B8) | square_bb(_C8) | square_bb(_D8)))
-                and not is_attacked(pos, _D8, them, occ)
-                and not is_attacked(pos, _C8, them, occ)
-            ):
-                moves[n] = encode_move(_E8, _C8, QUEEN_CASTLE)
-                n += 1
+        king = _E1 if us == WHITE else _E8
+        oo, ooo = (WHITE_OO, WHITE_OOO) if us == WHITE else (BLACK_OO, BLACK_OOO)
+        if rights & oo and _castling_path_clear(pos, them, occ, king, king + 3, 1):
+            moves[n] = encode_move(king, king + 2, KING_CASTLE)
+            n += 1
+        if rights & ooo and _castling_path_clear(pos, them, occ, king, king - 4, -1):
+            moves[n] = encode_move(king, king - 2, QUEEN_CASTLE)
+            n += 1
     return n
 
 
