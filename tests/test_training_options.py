@@ -154,12 +154,14 @@ def test_strong_preset_run_learns(tmp_path: Path) -> None:
     (test_training_run.test_short_treestrap_run_learns): from a noisy start the error of
     H against held-out depth-3 search values falls (measured: 0.63 -> 0.25)."""
     config = dataclasses.replace(
-        apply_preset(TrainConfig(games=LEARNING_GAMES, seed=1), "strong"),
+        apply_preset(TrainConfig(seed=1), "strong"),
+        games=LEARNING_GAMES,
         init_scale=LEARNING_SCALE,
         checkpoint_every=LEARNING_GAMES,
         freeze=[],
     )
     assert config.step_size == 2e-5 and config.depth == 3
+    assert apply_preset(TrainConfig(), "strong").games == 200
     train(config, tmp_path)
     initial = load_weights(tmp_path / "checkpoints" / "game-000000.npz")
     final = load_weights(tmp_path / "weights.npz")
