@@ -29,10 +29,10 @@ def _walk(
     tt: TranspositionTable,
     tree: SearchTree,
     ctx: SearchContext,
-    min_depth: int,
     ply: int,
     parent: int,
     move: int,
+    min_depth: int,
     stamp: int,
 ) -> None:
     slot = tt_probe(tt, current_key(pos))
@@ -55,7 +55,7 @@ def _walk(
         # with all these arrays costs more than the probe.
         child = tt_probe(tt, current_key(pos))
         if child >= 0 and tt.depth[child] >= min_depth and tt.visit[child] != stamp:
-            _walk(pos, ev, tt, tree, ctx, min_depth, ply + 1, node, m, stamp)
+            _walk(pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp)
         unmake_move(pos)
 
 
@@ -72,5 +72,5 @@ def walk_tt(
     purpose: a compiled caller of a recursive kernel would not load from numba's cache."""
     reset_tree(tree)
     tt.meta[1] += 1
-    _walk(pos, ev, tt, tree, ctx, min_depth, 0, -1, 0, int(tt.meta[1]))
+    _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, int(tt.meta[1]))
     return int(tree.meta[0])
