@@ -19,6 +19,7 @@ from pathlib import Path
 
 from treestrap.evaluation.presets import LEARNED
 from treestrap.evaluation.weights import load_weights, save_weights
+from treestrap.training.curve import cpu_seconds_by_game
 
 OUT = Path(__file__).resolve().parents[1] / "src/treestrap/evaluation/data/learned.npz"
 
@@ -31,8 +32,8 @@ def main() -> None:
     parser.add_argument("--commit", default="HEAD", help="commit of the training code")
     args = parser.parse_args()
     model = load_weights(args.run / "weights.npz")
-    rows = [json.loads(line) for line in (args.run / "metrics.jsonl").read_text().splitlines()]
-    cpu = sum(r.get("cpu_seconds", r["seconds"]) for r in rows)
+    games = int(model.metadata["games"])
+    cpu = cpu_seconds_by_game(args.run)[games]
     commit = subprocess.run(
         ["git", "rev-parse", "--short", args.commit], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -40,7 +41,7 @@ def main() -> None:
     model.metadata = {
         "preset": LEARNED,
         "algorithm": config["algorithm"],
-        "games": len(rows),
+        "games": games,
         "cpu_hours": round(cpu / 3600, 2),
         "command": args.command,
         "commit": commit,
@@ -50,7 +51,7 @@ def main() -> None:
         "note": args.note,
     }
     save_weights(model, OUT)
-    print(f"wrote {OUT.name}: {len(rows)} games, {cpu / 3600:.2f} CPU hours, commit {commit}")
+    print(f"wrote {OUT.name}: {games} games, {cpu / 3600:.2f} CPU hours, commit {commit}")
 
 
 if __name__ == "__main__":
