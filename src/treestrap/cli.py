@@ -15,7 +15,19 @@ from importlib import import_module
 from treestrap import __version__
 
 #: The subcommands, in the order ``treestrap --help`` lists them.
-COMMANDS = ("perft", "weights", "train", "uci", "bench", "tournament", "rate", "curve", "reproduce")
+COMMANDS = (
+    "perft",
+    "weights",
+    "train",
+    "uci",
+    "bench",
+    "tournament",
+    "rate",
+    "curve",
+    "reproduce",
+    "dataset",
+    "supervised",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
