@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from treestrap.training.presets import ALGORITHM_NAMES, OPTIMIZERS, PRESETS
+from treestrap.training.presets import ALGORITHM_NAMES, OBJECTIVES, OPTIMIZERS, PRESETS
 
 
 def add_parser(sub: Any) -> None:
@@ -95,6 +95,13 @@ def add_parser(sub: Any) -> None:
         help="TreeStrap: divide each search's update by the number of nodes in its tree",
     )
     t.add_argument(
+        "--objective",
+        choices=list(OBJECTIVES),
+        help="RootStrap/TreeStrap error: squared (the paper's, default), cross-entropy or "
+        "squashed (values read as win probabilities: a mate target pulls like about a "
+        "queen, not like 99 pawns)",
+    )
+    t.add_argument(
         "--init-scale",
         dest="init_scale",
         type=float,
@@ -153,6 +160,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "freeze",
                 "optimizer",
                 "normalise_step",
+                "objective",
                 "init_scale",
                 "tt_bits",
             )

@@ -57,6 +57,9 @@ class Hyper:
     #: TreeStrap: divide the summed tree update by the number of nodes in it, so that
     #: one search moves the weights by the same amount whatever the tree's size
     normalise: bool = False
+    #: RootStrap and TreeStrap: the error each node's value is moved by, in value units
+    #: ("squared", the paper's; "cross-entropy" or "squashed", see learn/targets.py)
+    objective: str = "squared"
 
 
 @dataclass

@@ -4,8 +4,10 @@ values are the same; alpha-beta gets deeper in the same time)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from treestrap.learn.base import ALPHABETA, MINIMAX, Algorithm, Step
-from treestrap.learn.targets import sparse_step
+from treestrap.learn.targets import objective_deltas, sparse_step
 from treestrap.search.value import VALUE_CLIP
 
 
@@ -15,7 +17,9 @@ class RootStrap(Algorithm):
 
     def observe(self, step: Step) -> None:
         target = min(max(step.root_value, -VALUE_CLIP), VALUE_CLIP)
-        delta = target - step.root_static
+        delta = float(
+            objective_deltas(np.float64(step.root_static), np.float64(target), self.hyper.objective)
+        )
         size = self.model.weights.shape[0]
         self.apply(sparse_step(step.root_idx, step.root_val, delta, size, self.hyper.step_size))
         self.stats.abs_delta.append(abs(delta))

@@ -15,21 +15,56 @@ Targets are clipped to the heuristic range (+-9900): a mate score says "won", wh
 the heuristic can express as its largest value but not as a distance to mate.
 Terminal positions (mate, stalemate, draws by rule) carry no heuristic value in
 search and are left out.
+
+The objective turns a target T and a value H into the error ``delta`` that multiplies
+dH/dtheta, always in value units (so one step size serves every objective):
+
+* ``squared`` (the paper): ``0.5 (T - H)^2``, ``delta = T - H``;
+* ``cross-entropy``: H read as a win probability ``p(H) = (1 + tanh(beta H)) / 2``
+  (KnightCap's squash: one pawn is a quarter of the way to a win), soft cross-entropy
+  towards ``p(T)`` (Serban's Table 4.1), ``delta = (tanh(beta T) - tanh(beta H)) / beta``;
+* ``squashed``: squared error between the squashed values,
+  ``delta = (tanh(beta T) - tanh(beta H)) (1 - tanh(beta H)^2) / beta``.
+
+All three equal ``T - H`` for small values. The squashed two bound a node's pull by
+about a queen: a mate target (+-9900) from a position the heuristic calls level moves
+the weights like a 4-pawn error (``1 / beta``), not a 99-pawn one, so the few mating
+trees of a game no longer outweigh its many quiet ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from treestrap.learn.temporal import BETA
 from treestrap.search.tree import QUIESCENCE, TERMINAL, SearchTree
 from treestrap.search.value import VALUE_CLIP
 
+OBJECTIVES = ("squared", "cross-entropy", "squashed")
 
-def bounded_deltas(static: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+
+def objective_deltas(static: np.ndarray, target: np.ndarray, objective: str) -> np.ndarray:
+    """The error ``delta`` of each value ``static`` against its ``target`` under
+    ``objective`` (module docstring), in value units."""
+    if objective == "squared":
+        return target - static
+    t_h = np.tanh(BETA * static)
+    gap = (np.tanh(BETA * target) - t_h) / BETA
+    if objective == "cross-entropy":
+        return gap
+    if objective == "squashed":
+        return gap * (1.0 - t_h * t_h)
+    raise ValueError(f"unknown objective {objective!r}: {', '.join(OBJECTIVES)}")
+
+
+def bounded_deltas(
+    static: np.ndarray, lower: np.ndarray, upper: np.ndarray, objective: str = "squared"
+) -> np.ndarray:
     """One-sided errors: towards the violated bound, 0 inside ``[lower, upper]``."""
     lo = np.clip(lower, -VALUE_CLIP, VALUE_CLIP)
     hi = np.clip(upper, -VALUE_CLIP, VALUE_CLIP)
-    return np.where(static > hi, hi - static, np.where(static < lo, lo - static, 0.0))
+    target = np.where(static > hi, hi, np.where(static < lo, lo, static))
+    return objective_deltas(static, target, objective)
 
 
 def node_mask(tree: SearchTree, min_depth: int) -> np.ndarray:
@@ -44,13 +79,18 @@ def node_mask(tree: SearchTree, min_depth: int) -> np.ndarray:
 
 
 def tree_delta(
-    tree: SearchTree, size: int, step: float, min_depth: int = 1, normalise: bool = False
+    tree: SearchTree,
+    size: int,
+    step: float,
+    min_depth: int = 1,
+    normalise: bool = False,
+    objective: str = "squared",
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(delta_theta, deltas of the nodes used)`` for a TreeStrap update over ``tree``;
     ``normalise`` divides the sum by the number of nodes taking part (a mean)."""
     n = int(tree.meta[0])
     mask = node_mask(tree, min_depth)
-    deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n])
+    deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n], objective)
     deltas = np.where(mask, deltas, 0.0)
     used = int(mask.sum())
     if normalise and used > 0:

@@ -24,7 +24,12 @@ class TreeStrapAlphaBeta(Algorithm):
         assert step.tree is not None
         size = self.model.weights.shape[0]
         delta_theta, deltas = tree_delta(
-            step.tree, size, self.hyper.step_size, self.hyper.min_depth, self.hyper.normalise
+            step.tree,
+            size,
+            self.hyper.step_size,
+            self.hyper.min_depth,
+            self.hyper.normalise,
+            self.hyper.objective,
         )
         self.apply(delta_theta)
         if deltas.size:

@@ -13,6 +13,7 @@ from treestrap.evaluation.features import get_feature_set
 from treestrap.evaluation.presets import RANDOM_SCALE
 from treestrap.learn.optimizer import OPTIMIZERS
 from treestrap.learn.registry import ALGORITHMS
+from treestrap.learn.targets import OBJECTIVES
 from treestrap.training.presets import PRESETS
 
 
@@ -67,6 +68,9 @@ class TrainConfig:
     optimizer: str = "sgd"
     #: TreeStrap: divide each search's summed update by the number of nodes in it
     normalise_step: bool = False
+    #: RootStrap/TreeStrap error: "squared" (the paper), "cross-entropy" or "squashed"
+    #: (values read as win probabilities through KnightCap's tanh; learn/targets.py)
+    objective: str = "squared"
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -81,6 +85,8 @@ class TrainConfig:
             raise ValueError("lambda must be in [0, 1]")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {self.optimizer!r}: {', '.join(OPTIMIZERS)}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}: {', '.join(OBJECTIVES)}")
         if self.step_size is not None and not self.step_size > 0:
             raise ValueError("step size must be positive")
         frozen_indices(get_feature_set(self.feature_set).names, self.freeze)

@@ -36,6 +36,7 @@ class Learner:
             frozen=frozen_indices(model.feature_set.names, config.freeze),
             optimizer=config.optimizer,
             normalise=config.normalise_step,
+            objective=config.objective,
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()

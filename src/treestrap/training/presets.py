@@ -19,6 +19,9 @@ ALGORITHM_NAMES = (
 #: Ways of applying updates (``treestrap.learn.optimizer`` has the classes).
 OPTIMIZERS = ("sgd", "adagrad", "adam")
 
+#: RootStrap/TreeStrap errors (``treestrap.learn.targets`` computes them).
+OBJECTIVES = ("squared", "cross-entropy", "squashed")
+
 PRESETS: dict[str, dict[str, Any]] = {
     # Veness et al. 2009, section 6: 1m+1s Fischer clocks with learning time charged to
     # the clock, greedy moves after a small book, small random initial weights.
