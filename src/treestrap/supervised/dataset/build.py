@@ -136,7 +136,7 @@ def build_dataset(
         bar.close()
         close_engine()
     seconds = time.perf_counter() - started
-    manifest = _manifest(root, state, sources, wanted, seconds, positions, jobs)
+    manifest = _manifest(root, state, sources, wanted)
     write_json(root / MANIFEST, manifest)
     return BuildReport(manifest, chunks, kept, positions, seconds)
 
@@ -201,6 +201,7 @@ def _state(
             "stockfish": stockfish,
             "games_per_chunk": GAMES_PER_CHUNK,
             "sources": [],
+            "created": _now(),
         }
     else:
         state = read_json(path)
@@ -219,7 +220,9 @@ def _state(
         if role != source["role"]:
             raise DatasetError(f"{given_path} was a {source['role']} file of {root}, not {role}")
         source["path"] = str(given_path)
-    if any(role == TEST for _, role in named) != any(s["role"] == TEST for s in recorded.values()):
+    if recorded and any(role == TEST for _, role in named) != any(
+        s["role"] == TEST for s in recorded.values()
+    ):
         raise DatasetError(
             f"--test-pgn: {root} was built {_with_test(recorded)} a held-out test file"
         )
@@ -227,16 +230,21 @@ def _state(
     for digest, (path_, role) in given.items():
         if digest in recorded:
             continue
-        if role == TEST and state["sources"]:
+        if role == TEST and recorded:
             raise DatasetError(f"--test-pgn: {root} was built with another held-out test file")
         games = count_games(path_)
         source = Source(str(path_), digest, role, games, next_id)
         state["sources"].append(asdict(source))
         next_id += games
+        if path.exists():  # a finished or interrupted build gets more games
+            state["extended"] = _now()
     if next_id > 2**31 - 1:
         raise DatasetError("more than 2**31 games: game ids would overflow")
-    state["updated"] = datetime.now(UTC).isoformat(timespec="seconds")
     return state
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _with_test(recorded: dict[str, dict[str, Any]]) -> str:
@@ -302,11 +310,9 @@ def _manifest(
     state: dict[str, Any],
     sources: list[Source],
     wanted: list[str],
-    seconds: float,
-    positions: int,
-    jobs: int,
 ) -> dict[str, Any]:
-    """Add up the chunk records into the manifest."""
+    """Add up the chunk records into the manifest. It holds no timings, so that the
+    same dataset always has the same manifest (the training side hashes it)."""
     skipped: Counter[str] = Counter()
     games = Counter[str]()
     splits = {name: _empty_split() for name in SPLIT_NAMES}
@@ -335,7 +341,8 @@ def _manifest(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "treestrap": __version__,
-        "created": state.get("updated"),
+        "created": state["created"],
+        "extended": state.get("extended"),
         "feature_layouts": state["feature_layouts"],
         "options": state["options"],
         "stockfish": state.get("stockfish"),
@@ -351,12 +358,6 @@ def _manifest(
         "positions": {"total": total, "rollout": games["rollout_positions"]},
         "splits": splits,
         "shards": shards,
-        "last_run": {
-            "jobs": jobs,
-            "seconds": round(seconds, 2),
-            "positions": positions,
-            "positions_per_second": round(positions / seconds, 1) if seconds > 0 else 0.0,
-        },
     }
 
 
