@@ -294,6 +294,7 @@ def test_resume_with_other_options_is_refused_by_name(tmp_path: Path) -> None:
         build([pgn], tmp_path / "data", options=BuildOptions(split=(8, 1, 1)), resume=True)
     with pytest.raises(DatasetError, match=r"--min-elo: the dataset has none.*2000"):
         build([pgn], tmp_path / "data", options=BuildOptions(min_elo=2000), resume=True)
+    assert len(load_split(tmp_path / "data", "train")) > 0  # a refusal changes nothing
 
 
 def test_extending_adds_games_and_keeps_the_old_ones(tmp_path: Path) -> None:

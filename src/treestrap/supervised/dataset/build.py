@@ -27,6 +27,7 @@ from typing import Any
 from treestrap import __version__
 from treestrap.supervised.dataset.chunk import (
     GAMES_PER_CHUNK,
+    GAMES_PER_ENGINE_CHUNK,
     ChunkTask,
     close_engine,
     process_chunk,
@@ -110,8 +111,9 @@ def build_dataset(
     named = [(Path(p), GAMES) for p in games] + ([(Path(test_pgn), TEST)] if test_pgn else [])
     hashes = _hash_inputs(named)
     stockfish = _stockfish_name() if options.needs_stockfish else None
-    _prepare_directory(root, resume)
-    state = _state(root, named, hashes, options, stockfish)
+    _check_directory(root, resume)
+    state = _state(root, named, hashes, options, stockfish)  # refuses before any change
+    _prepare_directory(root)
     write_json(root / BUILD_STATE, state)
     sources = [Source(**s) for s in state["sources"]]
     per_chunk = int(state["games_per_chunk"])
@@ -163,7 +165,7 @@ def _stockfish_name() -> str:
     return stockfish_name()
 
 
-def _prepare_directory(root: Path, resume: bool) -> None:
+def _check_directory(root: Path, resume: bool) -> None:
     if root.exists() and not root.is_dir():
         raise DatasetError(f"--out {root} exists and is not a directory")
     if (root / BUILD_STATE).exists():
@@ -174,6 +176,9 @@ def _prepare_directory(root: Path, resume: bool) -> None:
             )
     elif root.exists() and any(root.iterdir()):
         raise DatasetError(f"--out {root} is not empty and holds no dataset: choose another")
+
+
+def _prepare_directory(root: Path) -> None:
     try:
         (root / SHARDS).mkdir(parents=True, exist_ok=True)
         (root / MANIFEST).unlink(missing_ok=True)  # the dataset is changing until the end
@@ -199,7 +204,9 @@ def _state(
             "feature_layouts": current_layouts(),
             "options": options.to_json(),
             "stockfish": stockfish,
-            "games_per_chunk": GAMES_PER_CHUNK,
+            "games_per_chunk": GAMES_PER_ENGINE_CHUNK
+            if options.needs_stockfish
+            else GAMES_PER_CHUNK,
             "sources": [],
             "created": _now(),
         }

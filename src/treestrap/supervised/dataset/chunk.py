@@ -33,9 +33,12 @@ from treestrap.supervised.dataset.split import SPLIT_NAMES, TEST, assign_split, 
 from treestrap.supervised.dataset.stockfish import open_stockfish
 from treestrap.supervised.dataset.store import SHARDS, shard_path, write_json, write_shard
 
-#: Games per chunk: with Stockfish options a chunk still takes about a minute at most,
-#: so an interrupted build loses little, while a large collection makes few files.
+#: Games per chunk: a few seconds of work without Stockfish, so an interrupted build
+#: loses little while a large collection still makes few files ...
 GAMES_PER_CHUNK = 100
+#: ... and with Stockfish, whose rollouts and scores at Serban's depth 14 cost seconds
+#: per game, fewer, so that a chunk still takes minutes rather than an hour.
+GAMES_PER_ENGINE_CHUNK = 10
 
 _engine: chess.engine.SimpleEngine | None = None
 
