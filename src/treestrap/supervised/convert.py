@@ -1,0 +1,137 @@
+"""A trained logistic regression on ``meep`` or ``bitboard`` features as an engine weight
+file (:class:`treestrap.evaluation.weights.LinearModel`), for ``treestrap uci --weights``
+and ``treestrap train --init``.
+
+The mapping from class scores to centipawns. The logistic model gives scores
+``z_win, z_draw, z_loss`` in its frame, and ``P(win) / P(loss) = exp(z_win - z_loss)``.
+An Elo-style logistic scale reads a lead of 400 centipawns as odds of 10 to 1, so
+
+    cp = (400 / ln 10) * (z_win - z_loss)  ~=  173.7 * (z_win - z_loss)
+
+(:data:`CENTIPAWNS_PER_LOGIT`). Draws only move the two scores together and drop out.
+The difference is linear in the inputs, so it is a weight vector
+``theta = C (w_win - w_loss)`` plus a constant ``C (b_win - b_loss - (w_win - w_loss) .
+mean)`` (the mean is the one ``--mean-subtract`` took off the inputs, else zero). The
+engine's linear model has no intercept, so the constant goes onto inputs that are 1 in
+every position: the ``tempo`` feature of ``meep``, and for ``bitboard`` the 64 white-king
+squares (one of them holds the white king in every legal position).
+
+Frames. A ``meep`` model predicts for the side to move, exactly the engine's convention.
+A ``bitboard`` model predicts for white; the engine's ``bitboard`` feature set is white
+relative too and negates the score when black is to move
+(:mod:`treestrap.evaluation.model`), so the same weights give the side to move's score.
+Scores are not clipped here; searches clip heuristic values to +-9900.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.weights import LinearModel
+from treestrap.supervised.checkpoint import BEST, Checkpoint, load_checkpoint
+from treestrap.supervised.errors import SupervisedError
+from treestrap.supervised.models import SupervisedModel
+from treestrap.supervised.torch_required import require_torch
+
+#: 400 centipawns per factor of 10 in the win/loss odds (the Elo logistic scale).
+CENTIPAWNS_PER_LOGIT = 400.0 / math.log(10.0)
+MAPPING = "cp = (400 / ln 10) * (z_win - z_loss)"
+CONVERTIBLE = ("meep", "bitboard")
+#: White king squares of the ``bitboard`` layout: piece code 5 (white king) x 64 squares.
+WHITE_KING = slice(5 * 64, 6 * 64)
+
+
+def centipawns(model: SupervisedModel, x: np.ndarray) -> np.ndarray:
+    """``C (z_win - z_loss)`` of a batch of encoded inputs, in the model's frame."""
+    torch = require_torch()
+    with torch.no_grad():
+        z = model(torch.from_numpy(np.asarray(x, dtype=np.float32))).double().numpy()
+    return CENTIPAWNS_PER_LOGIT * (z[:, 0] - z[:, 2])
+
+
+def linear_weights(model: SupervisedModel, features: str) -> np.ndarray:
+    """The engine weights that give :func:`centipawns` of ``model`` on every position."""
+    if model.kind != "logreg":
+        raise SupervisedError(f"only a logistic regression converts, not a {model.kind} model")
+    if features not in CONVERTIBLE:
+        raise SupervisedError(
+            f"features {features!r} have no engine feature set (convertible: meep, bitboard)"
+        )
+    linear = model.net.linear
+    w = linear.weight.detach().double().numpy()
+    b = linear.bias.detach().double().numpy()
+    mean = model.input_mean.detach().double().numpy()
+    direction = w[0] - w[2]
+    constant = (b[0] - b[2]) - float(direction @ mean)
+    theta = CENTIPAWNS_PER_LOGIT * direction
+    fs = get_feature_set(features)
+    if features == "meep":
+        theta[fs.names.index("tempo")] += CENTIPAWNS_PER_LOGIT * constant
+    else:
+        theta[WHITE_KING] += CENTIPAWNS_PER_LOGIT * constant
+    return theta
+
+
+def resolve(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """The checkpoint to convert: a file as given; a trial directory's ``best.pt``; for a
+    run directory, the ``best.pt`` of its trial with the best validation accuracy (never
+    chosen by test accuracy). Also returns that trial's ``result.json`` if finished."""
+    path = Path(path)
+    if path.is_file():
+        return path, {}
+    if (path / BEST).is_file():
+        return path / BEST, _result(path)
+    trials = sorted(p for p in path.glob("trial-*") if (p / BEST).is_file())
+    if not trials:
+        raise SupervisedError(
+            f"{path}: no checkpoint (expected {BEST}, a trial or a run directory)"
+        )
+
+    def validation(trial: Path) -> float:
+        return float(load_checkpoint(trial / BEST).header.get("best_validation_accuracy", 0.0))
+
+    best = max(trials, key=validation)
+    return best / BEST, _result(best)
+
+
+def _result(trial: Path) -> dict[str, Any]:
+    try:
+        return json.loads((trial / "result.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def convert(path: str | Path) -> LinearModel:
+    """Load the checkpoint behind ``path`` and return its engine weights with provenance."""
+    ckpt_path, result = resolve(path)
+    ckpt: Checkpoint = load_checkpoint(ckpt_path)
+    header = ckpt.header
+    features = str(header["features"])
+    theta = linear_weights(ckpt.model(best=True), features)
+    digest = hashlib.sha256(ckpt_path.read_bytes()).hexdigest()[:16]
+    metadata = {
+        "source": "treestrap supervised convert",
+        "algorithm": "supervised logistic regression (Serban 2014, 3.1)",
+        "model": header["model"],
+        "features": features,
+        "frame": header.get("frame"),
+        "run": ckpt_path.resolve().parent.parent.name,
+        "trial": ckpt_path.resolve().parent.name,
+        "checkpoint_sha256": digest,
+        "seed": header.get("seed"),
+        "epoch": header.get("best_epoch"),
+        "validation_accuracy": header.get("best_validation_accuracy"),
+        "dataset_manifest_hash": header.get("dataset", {}).get("manifest_hash"),
+        "centipawns_per_logit": CENTIPAWNS_PER_LOGIT,
+        "mapping": MAPPING,
+    }
+    if "test_accuracy" in result:
+        metadata["test_accuracy"] = result["test_accuracy"]
+    return LinearModel(get_feature_set(features), theta, metadata)
