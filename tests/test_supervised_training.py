@@ -357,3 +357,28 @@ def test_train_report_convert_on_a_built_dataset(tmp_path, capsys) -> None:
         == 2
     )
     assert capsys.readouterr().err.startswith("error: dataset directory not found")
+
+
+def test_without_torch_every_command_says_how_to_install_it(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    script = """
+import builtins
+real = builtins.__import__
+def no_torch(name, *args, **kwargs):
+    if name == "torch" or name.startswith("torch."):
+        raise ImportError("No module named 'torch'")
+    return real(name, *args, **kwargs)
+builtins.__import__ = no_torch
+from treestrap.cli import main
+commands = (["train", "--data", "d", "--out", "r"], ["report", "r"], ["convert", "r", "--out", "w"])
+for argv in commands:
+    assert main(["supervised", *argv]) == 2
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 3 and all('pip install -e ".[torch]"' in line for line in lines), lines

@@ -282,12 +282,14 @@ def run_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from treestrap.supervised.errors import SupervisedError
-    from treestrap.supervised.report import report
+    from treestrap.supervised.torch_required import TorchMissing
 
     out = Path(args.out) if args.out else Path(args.runs[0]) / "report"
     try:
+        from treestrap.supervised.report import report
+
         text, written = report(args.runs, out)
-    except (SupervisedError, OSError) as exc:
+    except (SupervisedError, TorchMissing, OSError) as exc:
         return _error(exc)
     print(text, end="")
     print("\nwrote " + ", ".join(str(p) for p in written))
