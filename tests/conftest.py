@@ -9,7 +9,6 @@ file or engine skips with a clear message on a user's machine but fails under
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -49,8 +48,12 @@ def shared_data():
 
 
 def require_binary(name: str) -> str:
-    path = shutil.which(name)
-    require(path is not None, f"engine binary {name!r} not on PATH")
+    """An engine's path as the players find it (PATH, then /usr/games, where Debian
+    installs them), or skip/fail if missing."""
+    from treestrap.play.players import find_engine
+
+    path = find_engine(name)
+    require(path is not None, f"engine binary {name!r} not on PATH or in /usr/games")
     return path  # type: ignore[return-value]
 
 
