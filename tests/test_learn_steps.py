@@ -8,7 +8,7 @@ import pytest
 from test_learn import ETA, MIXED_TREE, bitboard_model, change_after, dense, hand_tree, tree_step
 
 from treestrap.learn.base import Hyper
-from treestrap.learn.optimizer import AdaGrad, Adam, make_optimizer
+from treestrap.learn.optimizer import AdaGrad, Adam, decay_factor, make_optimizer
 from treestrap.learn.treestrap import TreeStrapAlphaBeta
 
 
@@ -106,3 +106,27 @@ def test_optimizer_state_round_trip_continues_identically(name: str) -> None:
 def test_unknown_optimizer_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'"):
         make_optimizer("rmsprop", 3, 1.0)
+
+
+def test_decay_factor_by_hand() -> None:
+    assert decay_factor(1, 200.0) == 1.0
+    assert decay_factor(201, 200.0) == 0.5
+    assert decay_factor(601, 200.0) == 0.25
+    assert decay_factor(1000, 0.0) == 1.0  # no decay
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adagrad", "adam"])
+def test_step_decay_halves_the_change_after_tau_games(optimizer: str) -> None:
+    # The same update applied in game 1 and in game tau + 1 of a fresh rule: the second
+    # moves every weight by half as much, whatever the optimizer.
+    def change_in_game(number: int) -> np.ndarray:
+        return change_after(
+            TreeStrapAlphaBeta,
+            bitboard_model(3),
+            Hyper(step_size=ETA, optimizer=optimizer, step_decay=50.0),
+            lambda a: (a.start_game(number), a.observe(tree_step(hand_tree(MIXED_TREE)))),
+        )
+
+    first, later = change_in_game(1), change_in_game(51)
+    assert np.any(first != 0.0)
+    assert np.allclose(later, 0.5 * first)

@@ -20,8 +20,10 @@ from test_training_run import (
 )
 
 from treestrap.core.notation import parse_fen
+from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import load_weights
 from treestrap.learn.optimizer import OPTIMIZERS
+from treestrap.learn.targets import OBJECTIVES
 from treestrap.search.context import NODES, QNODES
 from treestrap.search.training import TrainingSearch
 from treestrap.training import presets
@@ -39,6 +41,15 @@ def adam_config(games: int = GAMES):
 
 def test_command_line_optimizers_match_the_learning_layer() -> None:
     assert presets.OPTIMIZERS == OPTIMIZERS
+    assert presets.OBJECTIVES == OBJECTIVES
+
+
+def test_objective_and_step_decay_reach_the_update_rule() -> None:
+    config = quick("treestrap-ab", 2, objective="cross-entropy", step_decay=100.0)
+    learner = Learner(config, random_model(config.feature_set, seed=config.seed))
+    assert learner.algorithm.hyper.objective == "cross-entropy"
+    learner.algorithm.start_game(101)
+    assert learner.algorithm.optimizer.scale == 0.5
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +139,8 @@ def test_node_budget_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     [
         ({"optimizer": "rmsprop"}, "unknown optimizer"),
         ({"step_size": -1.0}, "step size must be positive"),
+        ({"objective": "hinge"}, "unknown objective"),
+        ({"step_decay": -5.0}, "step decay must be >= 0"),
     ],
 )
 def test_bad_options_are_refused(tmp_path: Path, changes: dict, message: str) -> None:

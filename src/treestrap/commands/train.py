@@ -102,6 +102,14 @@ def add_parser(sub: Any) -> None:
         "queen, not like 99 pawns)",
     )
     t.add_argument(
+        "--step-decay",
+        dest="step_decay",
+        type=float,
+        metavar="GAMES",
+        help="the step halves after GAMES games (step * GAMES / (GAMES + games played)); "
+        "default 0: the fixed step",
+    )
+    t.add_argument(
         "--init-scale",
         dest="init_scale",
         type=float,
@@ -161,6 +169,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "optimizer",
                 "normalise_step",
                 "objective",
+                "step_decay",
                 "init_scale",
                 "tt_bits",
             )

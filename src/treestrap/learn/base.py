@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.optimizer import make_optimizer
+from treestrap.learn.optimizer import decay_factor, make_optimizer
 from treestrap.search.tree import SearchTree
 
 ALPHABETA = "alphabeta"
@@ -60,6 +60,8 @@ class Hyper:
     #: RootStrap and TreeStrap: the error each node's value is moved by, in value units
     #: ("squared", the paper's; "cross-entropy" or "squashed", see learn/targets.py)
     objective: str = "squared"
+    #: games after which the step has halved (``tau / (tau + games)``); 0 = fixed step
+    step_decay: float = 0.0
 
 
 @dataclass
@@ -91,6 +93,10 @@ class Algorithm:
             delta_theta[list(self.hyper.frozen)] = 0.0
         self.optimizer.apply(self.model.weights, delta_theta)
         self.stats.updates += 1
+
+    def start_game(self, number: int) -> None:
+        """Called before game ``number`` (1-based): sets the step schedule's factor."""
+        self.optimizer.scale = decay_factor(number, self.hyper.step_decay)
 
     def observe(self, step: Step) -> None:
         """Called after each of the learner's searches."""

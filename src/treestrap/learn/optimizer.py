@@ -29,9 +29,11 @@ class Optimizer:
 
     def __init__(self, size: int, step_size: float) -> None:
         self.step_size = step_size
+        #: multiplies every change: the step schedule's factor (1 = the fixed step)
+        self.scale = 1.0
 
     def apply(self, weights: np.ndarray, delta_theta: np.ndarray) -> None:
-        weights += delta_theta
+        weights += self.scale * delta_theta
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays to save with a checkpoint so that a resumed run continues exactly."""
@@ -56,7 +58,8 @@ class AdaGrad(Optimizer):
         g = delta_theta / self.step_size
         self.sum_sq += g * g
         touched = self.sum_sq > 0
-        weights[touched] += self.step_size * g[touched] / (np.sqrt(self.sum_sq[touched]) + EPSILON)
+        step = self.scale * self.step_size
+        weights[touched] += step * g[touched] / (np.sqrt(self.sum_sq[touched]) + EPSILON)
 
     def state(self) -> dict[str, np.ndarray]:
         return {"sum_sq": self.sum_sq}
@@ -84,10 +87,19 @@ class Adam(Optimizer):
         t = float(self.t[0])
         m_hat = self.m / (1 - ADAM_BETA1**t)
         v_hat = self.v / (1 - ADAM_BETA2**t)
-        weights += self.step_size * m_hat / (np.sqrt(v_hat) + EPSILON)
+        weights += self.scale * self.step_size * m_hat / (np.sqrt(v_hat) + EPSILON)
 
     def state(self) -> dict[str, np.ndarray]:
         return {"m": self.m, "v": self.v, "t": self.t}
+
+
+def decay_factor(game: int, half_life: float) -> float:
+    """The step schedule ``tau / (tau + game - 1)`` for game ``game`` (1-based): the
+    fixed step for the first game, half of it after ``tau`` games, the 1/t decay that
+    lets stochastic updates settle instead of wandering. ``tau = 0``: no decay."""
+    if half_life <= 0:
+        return 1.0
+    return half_life / (half_life + max(game - 1, 0))
 
 
 def make_optimizer(name: str, size: int, step_size: float) -> Optimizer:

@@ -71,6 +71,8 @@ class TrainConfig:
     #: RootStrap/TreeStrap error: "squared" (the paper), "cross-entropy" or "squashed"
     #: (values read as win probabilities through KnightCap's tanh; learn/targets.py)
     objective: str = "squared"
+    #: the step halves after this many games (``tau / (tau + games)``); 0 = fixed
+    step_decay: float = 0.0
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -87,6 +89,8 @@ class TrainConfig:
             raise ValueError(f"unknown optimizer {self.optimizer!r}: {', '.join(OPTIMIZERS)}")
         if self.objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {self.objective!r}: {', '.join(OBJECTIVES)}")
+        if self.step_decay < 0:
+            raise ValueError("step decay must be >= 0 games")
         if self.step_size is not None and not self.step_size > 0:
             raise ValueError("step size must be positive")
         frozen_indices(get_feature_set(self.feature_set).names, self.freeze)

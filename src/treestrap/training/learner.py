@@ -37,6 +37,7 @@ class Learner:
             optimizer=config.optimizer,
             normalise=config.normalise_step,
             objective=config.objective,
+            step_decay=config.step_decay,
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()

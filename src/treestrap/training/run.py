@@ -106,6 +106,7 @@ def train(
             rng = np.random.default_rng([config.seed, number])
             opening = book[int(rng.integers(len(book)))]
             learner_white = number % 2 == 1
+            learner.algorithm.start_game(number)
             summary = play_training_game(learner, opponent, opening, number, learner_white)
             score = summary.learner_score if opponent is not None else 0.5
             if summary.result == "1/2-1/2":
