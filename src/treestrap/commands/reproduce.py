@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
         "and TreeStrap(alpha-beta) by self-play from the same random start, rate their "
         "checkpoints in one tournament with the untrained player at 250 Elo, and write "
         "Table 2 (table.txt) and Figure 2 (curve.png). Budgets: quick (~10 minutes on 2 "
-        "cores: 250 games each at depth 3), standard (hours: 1000 games at depth 4), "
+        "cores: 250 games each at depth 3), standard (under 2 hours: 300 games at depth 3), "
         "paper (days: 10000 games at 1m+1s). Every stage resumes: run the same command "
         "again after an interruption.",
     )

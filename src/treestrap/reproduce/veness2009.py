@@ -54,6 +54,8 @@ class Budget:
     note: str
     #: printed under the table: what the budget can and cannot show
     caveat: str = ""
+    #: (algorithm, step size) where the budget departs from the paper's steps
+    steps: tuple[tuple[str, float], ...] = ()
 
 
 BUDGETS = {
@@ -74,20 +76,27 @@ BUDGETS = {
         "tournament games a pair show where the curves start, not a significant order "
         "(--budget standard is sized for that)",
     ),
-    # A few hours: a thousand games each, the point where the paper's TreeStrap
-    # curves flatten out.
+    # At most 2 hours on 2 cores (about 45 minutes of training, two runs at a time,
+    # and a 1088-game depth-4 round robin): enough games to separate the algorithms.
+    # TreeStrap sums its update over every node of a tree, and the paper set its
+    # TreeStrap steps (1e-6, 5e-7) for the trees of 1m+1s searches; depth-3 trees are far
+    # smaller, so both TreeStrap steps are 40 times the paper's (measured for
+    # TreeStrap(alpha-beta): +407 Elo over the paper's step at 200 games, README). TD-Leaf
+    # and RootStrap update one position per move, whatever the tree: the paper's steps.
     "standard": Budget(
-        games=1000,
-        depth=4,
+        games=300,
+        depth=3,
         clock=None,
         increment=0.0,
         minimax_nodes=1500,
         minimax_qnodes=100,
-        max_plies=300,
-        points_per_run=6,
+        max_plies=200,
+        points_per_run=4,
         tournament_tc="depth=4",
-        games_per_pair=4,
-        note="1000 self-play games per algorithm at depth 4; depth-4 tournament",
+        games_per_pair=8,
+        note="300 self-play games per algorithm at depth 3, TreeStrap steps 40 x the "
+        "paper's; depth-4 round robin, 8 games a pair",
+        steps=(("treestrap-ab", 2e-5), ("treestrap-mm", 4e-5)),
     ),
     # The paper's protocol: 1m+1s Fischer clocks with learning charged to the clock,
     # ten thousand games (Figure 2's axis); days of computing.
@@ -128,6 +137,7 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
     return TrainConfig(
         algorithm=algorithm,
         games=budget.games,
+        step_size=dict(budget.steps).get(algorithm),
         init="random",
         seed=seed,
         depth=budget.depth,
