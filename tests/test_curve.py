@@ -17,7 +17,13 @@ from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weights import load_weights
 from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
 from treestrap.rating.ratings import load_results
-from treestrap.reproduce.veness2009 import ALGORITHMS, BUDGETS, Budget, reproduce
+from treestrap.reproduce.veness2009 import (
+    ALGORITHMS,
+    BUDGETS,
+    Budget,
+    reproduce,
+    training_config,
+)
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import (
     Checkpoint,
@@ -183,3 +189,17 @@ def test_quick_budget_says_its_intervals_overlap_by_design() -> None:
 def test_budgets_are_what_the_help_says() -> None:
     assert BUDGETS["quick"].games == 250 and BUDGETS["quick"].depth == 3
     assert BUDGETS["paper"].clock == 60.0 and BUDGETS["paper"].increment == 1.0
+    assert BUDGETS["standard"].games == 300 and BUDGETS["standard"].depth == 3
+
+
+def test_standard_budget_scales_only_the_treestrap_steps() -> None:
+    # TreeStrap sums over its tree, so its steps grow with the smaller depth-3 trees;
+    # the root-only rules keep the paper's (None: the algorithm's default).
+    steps = {a: training_config(a, BUDGETS["standard"], 1).step_size for a in ALGORITHMS}
+    assert steps == {
+        "td-leaf": None,
+        "rootstrap-ab": None,
+        "treestrap-mm": 4e-5,
+        "treestrap-ab": 2e-5,
+    }
+    assert all(training_config(a, BUDGETS["quick"], 1).step_size is None for a in ALGORITHMS)
