@@ -180,7 +180,7 @@ def add_parser(sub: Any) -> None:
     r = ssub.add_parser(
         "report",
         help="test accuracy, contingency tables and plots of runs, beside Serban's figures",
-        description="For each run: NAME test accuracy MEAN%% +- SD (N trials) and the 3x3 "
+        description="For each run: NAME test accuracy MEAN% +- SD (N trials) and the 3x3 "
         "contingency table; then a table of all runs beside Serban's figures and the "
         "most-frequent-class baseline of our test split; PNG plots of accuracy against "
         "move number and against epoch.",
