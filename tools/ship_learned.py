@@ -1,7 +1,7 @@
 """Ship a training run's final weights as the package's ``learned`` preset.
 
     python tools/ship_learned.py RUN_DIR --command "treestrap train ..." \
-        --note "match: ..." [--commit REV]
+        --note "match: ..." [--commit REV] [--checkpoint GAMES]
 
 writes ``src/treestrap/evaluation/data/learned.npz``: the run's weights with their
 provenance in the metadata (the command that reproduces them, games, CPU time, the
@@ -24,14 +24,34 @@ from treestrap.training.curve import cpu_seconds_by_game
 OUT = Path(__file__).resolve().parents[1] / "src/treestrap/evaluation/data/learned.npz"
 
 
+def opponent_name(run: Path, opponent: str) -> str:
+    """The training opponent without a machine's path: a weight file by its preset name."""
+    if not opponent.endswith(".npz"):
+        return opponent
+    for base in (Path.cwd(), run.parent.parent):
+        path = base / opponent
+        if path.exists():
+            preset = load_weights(path).metadata.get("preset")
+            return f"{preset} preset" if preset else "a weight file"
+    return "a weight file"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="training run directory")
     parser.add_argument("--command", required=True, help="the command that made the run")
     parser.add_argument("--note", default="", help="e.g. a match result with its interval")
     parser.add_argument("--commit", default="HEAD", help="commit of the training code")
+    parser.add_argument(
+        "--checkpoint", type=int, metavar="GAMES", help="ship this checkpoint, not the last"
+    )
     args = parser.parse_args()
-    model = load_weights(args.run / "weights.npz")
+    source = (
+        args.run / "checkpoints" / f"game-{args.checkpoint:06d}.npz"
+        if args.checkpoint is not None
+        else args.run / "weights.npz"
+    )
+    model = load_weights(source)
     games = int(model.metadata["games"])
     cpu = cpu_seconds_by_game(args.run)[games]
     commit = subprocess.run(
@@ -47,7 +67,9 @@ def main() -> None:
         "commit": commit,
         "date": datetime.date.today().isoformat(),
         "init": f"{config['init']} (seed {config['seed']}, scale {config['init_scale']})",
-        "step": f"{config.get('optimizer', 'sgd')} {config['step_size']}",
+        "step": f"{config.get('optimizer', 'sgd')} {config['step_size']}"
+        + (f", decay {config['step_decay']:g} games" if config.get("step_decay") else ""),
+        "opponent": opponent_name(args.run, config.get("opponent", "self")),
         "note": args.note,
     }
     save_weights(model, OUT)
