@@ -31,7 +31,7 @@ SERBAN_FIGURES: tuple[tuple[str, str], ...] = (
     ("LogReg bitboard+meep (Table 6.10)", "64.65%"),
     ("MLP 10 hidden (Figures 6.4, 6.9)", "~60-61%"),
     ("MLP 2 hidden layers (Table 6.13)", "57.6-59.8%"),
-    ("ConvNet 5x5->3x3->100 (Table 6.14)", "63-64%"),
+    ("ConvNet 5x5->3x3->100-200 (Table 6.14, 10 trials each)", "62.1-63.3%"),
     ("mixture of experts (Figure 6.14)", "below LogReg"),
     ("LogReg Stockfish score (Table 6.12)", "67.00%"),
 )
