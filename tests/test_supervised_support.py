@@ -1,59 +1,21 @@
-"""Helpers for the supervised tests: splits built in memory, the way the dataset stores
-them, from python-chess boards or from raw bit patterns (synthetic problems). The
-helpers' own checks are here too."""
+"""Helpers for the supervised tests: the dataset's own ``Split`` built in memory, from
+python-chess boards or from raw bit patterns (synthetic problems). The helpers' own
+checks are here too."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 
 import chess
 import numpy as np
 
 from treestrap.supervised.data import Data
+from treestrap.supervised.dataset.store import Split
 from treestrap.supervised.inputs import get_encoding
 
 BITS = 769
 PACKED = (BITS + 7) // 8
-
-
-@dataclass
-class MemorySplit:
-    """A split with the fields of ``treestrap.supervised.dataset.store.Split``."""
-
-    bits: np.ndarray
-    meep_idx: np.ndarray
-    meep_val: np.ndarray
-    meep_start: np.ndarray
-    white_to_move: np.ndarray
-    ply: np.ndarray
-    result: np.ndarray
-    game_id: np.ndarray
-    rollout: np.ndarray
-    sf_score: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.result)
-
-    def subset(self, rows: np.ndarray) -> MemorySplit:
-        rows = np.arange(len(self))[rows]
-        starts, ends = self.meep_start[rows], self.meep_start[rows + 1]
-        runs = [np.arange(s, e) for s, e in zip(starts, ends, strict=True)]
-        flat = np.concatenate(runs) if runs else np.zeros(0, dtype=np.int64)
-        lengths = ends - starts
-        values = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("meep_idx", "meep_val"):
-                values[f.name] = v[flat]
-            elif f.name == "meep_start":
-                values[f.name] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-            elif v is None:
-                values[f.name] = None
-            else:
-                values[f.name] = v[rows]
-        return MemorySplit(**values)
 
 
 def pack(dense: np.ndarray) -> np.ndarray:
@@ -67,14 +29,14 @@ def split_from_dense(
     meep: Sequence[dict[int, float]] | None = None,
     ply: Sequence[int] | None = None,
     sf_score: Sequence[float] | None = None,
-) -> MemorySplit:
+) -> Split:
     """A split from dense bitboard rows (column 768 = white to move) and labels."""
     n = len(result)
     meep = meep if meep is not None else [{} for _ in range(n)]
     idx = [np.array(sorted(m), dtype=np.int32) for m in meep]
     val = [np.array([m[i] for i in sorted(m)], dtype=np.float32) for m in meep]
     lengths = np.array([len(i) for i in idx], dtype=np.int64)
-    return MemorySplit(
+    return Split(
         bits=pack(dense),
         meep_idx=np.concatenate(idx) if n else np.zeros(0, np.int32),
         meep_val=np.concatenate(val) if n else np.zeros(0, np.float32),
@@ -113,7 +75,7 @@ def random_boards(n_games: int, seed: int, max_plies: int = 80) -> list[chess.Bo
     return boards
 
 
-def split_from_boards(boards: Sequence[chess.Board], result: Sequence[int]) -> MemorySplit:
+def split_from_boards(boards: Sequence[chess.Board], result: Sequence[int]) -> Split:
     """A split of real positions with both compiled feature sets, as the dataset has them."""
     from treestrap.core.notation import parse_fen
     from treestrap.evaluation.features import FEATURE_SETS, MAX_ACTIVE, extract_features
@@ -138,16 +100,16 @@ def split_from_boards(boards: Sequence[chess.Board], result: Sequence[int]) -> M
 
 
 def data_of(
-    train: MemorySplit,
-    validation: MemorySplit,
-    test: MemorySplit,
+    train: Split,
+    validation: Split,
+    test: Split,
     features: str = "bitboard",
     manifest_hash: str = "0123456789abcdef",
 ) -> Data:
     return Data(train, validation, test, get_encoding(features), manifest_hash, "memory")
 
 
-def thirds(split: MemorySplit) -> tuple[MemorySplit, MemorySplit, MemorySplit]:
+def thirds(split: Split) -> tuple[Split, Split, Split]:
     """Train / validation / test as 60% / 20% / 20% of the rows."""
     n = len(split)
     a, b = int(n * 0.6), int(n * 0.8)
