@@ -200,15 +200,16 @@ def plot(runs: list[RunSummary], out: Path) -> list[Path]:
     for run in runs:
         moves, accuracy = accuracy_by_move(run)
         ax.plot(moves, 100 * accuracy, label=run.name)
-    ax.set_xlabel("move number")
-    ax.set_ylabel("test accuracy (%)")
-    ax.set_title("Accuracy against move number (all trials pooled)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    path = out / "accuracy-by-move.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    written.append(path)
+    written.append(
+        _save(
+            fig,
+            ax,
+            "move number",
+            "test accuracy (%)",
+            "Accuracy against move number (all trials pooled)",
+            out / "accuracy-by-move.png",
+        )
+    )
 
     fig, ax = plt.subplots(figsize=(8, 5))
     for run in runs:
@@ -234,16 +235,31 @@ def plot(runs: list[RunSummary], out: Path) -> list[Path]:
             label=f"{run.name} training",
         )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("Accuracy against epoch (mean +- sd over trials)")
+    written.append(
+        _save(
+            fig,
+            ax,
+            "epoch",
+            "accuracy (%)",
+            "Accuracy against epoch (mean +- sd over trials)",
+            out / "accuracy-by-epoch.png",
+        )
+    )
+    return written
+
+
+def _save(fig: Any, ax: Any, xlabel: str, ylabel: str, title: str, path: Path) -> Path:
+    """Label, grid and legend a plot, write it to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    path = out / "accuracy-by-epoch.png"
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    written.append(path)
-    return written
+    return path
 
 
 def report(run_dirs: list[str | Path], out: str | Path) -> tuple[str, list[Path]]:
