@@ -168,6 +168,58 @@ def test_stop_from_another_thread(engine: Engine) -> None:
     assert out.best_move is not None
 
 
+#: The compiled search reads the stop flag once every this many nodes.
+STOP_POLL_NODES = 1024
+
+
+def test_stop_before_go_ends_the_prepared_search(engine: Engine) -> None:
+    # The UCI front end's order: prepare, start the thread; the stop may win the race.
+    engine.new_game()
+    engine.prepare()
+    release = threading.Event()
+    outcomes: list[SearchOutcome] = []
+
+    def searcher() -> None:
+        release.wait()
+        outcomes.append(engine.go(parse_fen(MIDDLEGAME), SearchLimits(depth=60)))
+
+    thread = threading.Thread(target=searcher)
+    thread.start()
+    engine.stop()  # before the thread has entered go
+    release.set()
+    thread.join(timeout=30.0)
+    assert not thread.is_alive(), "the stop asked before go was lost"
+    out = outcomes[0]
+    assert out.nodes < STOP_POLL_NODES  # stopped at its first look at the flag
+    assert chess.Move.from_uci(out.best_move) in chess.Board(MIDDLEGAME).legal_moves
+
+
+def test_stop_before_an_infinite_go(engine: Engine) -> None:
+    engine.prepare()
+    engine.stop()
+    out = search(engine, STARTING_FEN, infinite=True)
+    assert out.nodes < STOP_POLL_NODES
+    assert chess.Move.from_uci(out.best_move) in chess.Board().legal_moves
+
+
+def test_plain_go_ignores_an_earlier_stop(engine: Engine) -> None:
+    # In-process callers never prepare: a stop left from before must not cut them short.
+    engine.stop()
+    assert search(engine, MIDDLEGAME, depth=3).depth == 3
+    # A prepared search uses up its preparation: the next plain go searches normally.
+    engine.prepare()
+    engine.stop()
+    assert search(engine, MIDDLEGAME, depth=3).nodes < STOP_POLL_NODES
+    engine.stop()
+    assert search(engine, MIDDLEGAME, depth=3).depth == 3
+
+
+def test_huge_limits_are_accepted(engine: Engine) -> None:
+    # More nodes than an int64 holds, and a clock longer than any timer can wait.
+    out = search(engine, MIDDLEGAME, depth=2, nodes=10**30, movetime=1e30)
+    assert out.depth == 2 and out.best_move is not None
+
+
 def test_infos_one_per_iteration(engine: Engine) -> None:
     seen = []
     out = engine.go(parse_fen(STARTING_FEN), SearchLimits(depth=5), seen.append)

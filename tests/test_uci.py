@@ -286,6 +286,31 @@ def test_go_infinite_waits_for_stop(uci: UciProcess) -> None:
     assert legal_in(STARTING_FEN, [], best)
 
 
+#: Searches started and stopped at once by the race tests.
+RACE_ROUNDS = 40
+
+
+@pytest.mark.parametrize("go", ["go infinite", "go depth 60", "go ponder movetime 60000"])
+def test_stop_right_after_go_is_never_lost(uci: UciProcess, go: str) -> None:
+    # The stop comes in the same write as the go, usually before the search thread has
+    # begun: each must still answer at once (an infinite search otherwise never would).
+    uci.send("position startpos moves e2e4")
+    for _ in range(RACE_ROUNDS):
+        uci.send(go, "stop")
+        lines = uci.read_until("bestmove", timeout=5.0)
+        assert legal_in(STARTING_FEN, ["e2e4"], lines[-1]), lines
+    assert uci.ready() == []
+
+
+def test_ponderhit_then_stop_right_after_go_ponder(uci: UciProcess) -> None:
+    uci.send("position startpos moves d2d4")
+    for _ in range(RACE_ROUNDS // 2):
+        uci.send("go ponder depth 60", "ponderhit", "stop")
+        lines = uci.read_until("bestmove", timeout=5.0)
+        assert legal_in(STARTING_FEN, ["d2d4"], lines[-1]), lines
+    assert uci.ready() == []
+
+
 def test_go_infinite_holds_its_answer_even_when_done(uci: UciProcess) -> None:
     # A mate in 1 is found at once; 'go infinite' must still wait for 'stop'.
     uci.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "go infinite")

@@ -6,6 +6,13 @@ Iterative deepening with aspiration windows around :func:`treestrap.search.tourn
 a persistent transposition table, and a timer thread that raises the stop flag at
 the hard time limit (the compiled search releases the GIL, so the timer and the UCI
 reader run while it searches).
+
+Stopping: :meth:`Engine.stop` raises a flag that the running search reads. A plain
+``go`` clears the flag as it starts, so a stop left over from an earlier search never
+cuts the next one short. A caller that starts ``go`` on another thread calls
+:meth:`Engine.prepare` first, before it starts that thread: the flag is cleared then,
+and a ``stop`` that arrives before ``go`` has begun is kept and ends that search at
+once (with a legal move).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ ASPIRATION_WINDOW = 25.0
 ASPIRATION_DEPTH = 4
 #: Slots of the transposition table per MiB (one slot is about 41 bytes).
 SLOTS_PER_MB = (1 << 20) // 41
+#: Largest node limit passed to the compiled search (it holds the limit in an int64).
+MAX_NODES = 1 << 62
 
 
 @dataclass
@@ -83,6 +92,10 @@ class Engine:
         self.ctx = new_context()
         self.tt = new_tt(tt_bits_for_mb(hash_mb))
         self.stop_flag = np.zeros(1, dtype=np.int64)
+        # ``prepare`` and ``go`` hand the flag over under this lock: see the module
+        # docstring. ``_prepared``: the next ``go`` must keep the flag as it is.
+        self._flag_lock = threading.Lock()
+        self._prepared = False
 
     def resize(self, hash_mb: int) -> None:
         self.tt = new_tt(tt_bits_for_mb(hash_mb))
@@ -92,8 +105,24 @@ class Engine:
         self.tt = new_tt(int(np.log2(self.tt.keys.shape[0])))
 
     def stop(self) -> None:
-        """Ask a running search to return as soon as possible (thread safe)."""
+        """Ask a running search to return as soon as possible (thread safe). After
+        :meth:`prepare`, this also ends the prepared search before it begins."""
         self.stop_flag[0] = 1
+
+    def prepare(self) -> None:
+        """Begin the next search now, before the thread that calls :meth:`go` runs:
+        clear the stop flag, and have that ``go`` keep whatever ``stop`` asks from here
+        on (it then returns at once with a legal move)."""
+        with self._flag_lock:
+            self.stop_flag[0] = 0
+            self._prepared = True
+
+    def _begin(self) -> None:
+        """The stop flag at the start of ``go``: kept after ``prepare``, else cleared."""
+        with self._flag_lock:
+            if not self._prepared:
+                self.stop_flag[0] = 0
+            self._prepared = False
 
     def _root(
         self, pos: Position, opts: EngineOptions, depth: int, alpha: float, beta: float
@@ -140,26 +169,21 @@ class Engine:
     ) -> SearchOutcome:
         """Search ``pos`` (not modified) within ``limits``; blocks until done."""
         start = time.perf_counter()
+        self._begin()  # first: a refused search must not leave the next one prepared
         if pos.st[ST_PLY] + MAX_PLY >= MAX_HISTORY:
             raise ValueError(f"game too long to search: at most {MAX_HISTORY - MAX_PLY} plies")
         root = copy_position(pos)
         moves = legal_moves(root)
-        self.stop_flag[0] = 0
         reset_context(self.ctx)
         new_search(self.tt)
         if not moves:
             return SearchOutcome(None, None, 0.0, 0, 0, 0.0)
-        budget = allocate(limits, root.st[ST_SIDE] == 0, self.overhead)
-        timer = None
-        if budget.hard is not None:
-            timer = threading.Timer(budget.hard, self.stop)
-            timer.daemon = True
-            timer.start()
         if limits.depth is not None and limits.depth < 1:
             raise ValueError(f"search depth must be at least 1, got {limits.depth}")
         if limits.nodes is not None and limits.nodes < 1:
             raise ValueError(f"node limit must be at least 1, got {limits.nodes}")
-        opts = self.options._replace(max_nodes=limits.nodes if limits.nodes else 0)
+        budget = allocate(limits, root.st[ST_SIDE] == 0, self.overhead)
+        opts = self.options._replace(max_nodes=min(limits.nodes, MAX_NODES) if limits.nodes else 0)
         max_depth = min(limits.depth if limits.depth else MAX_PLY - 1, MAX_PLY - 1)
         if budget.soft is not None and len(moves) == 1:
             max_depth = 1  # a forced move: answer at once
@@ -168,6 +192,12 @@ class Engine:
         score = 0.0
         depth_done = 0
         infos: list[SearchInfo] = []
+        timer = None  # started last: nothing may raise between its start and the try
+        if budget.hard is not None:
+            # Capped: a longer wait than TIMEOUT_MAX raises OverflowError in the timer.
+            timer = threading.Timer(min(budget.hard, threading.TIMEOUT_MAX), self.stop)
+            timer.daemon = True
+            timer.start()
         try:
             for depth in range(1, max_depth + 1):
                 v = self._iteration(root, opts, depth, score)
@@ -201,6 +231,7 @@ class Engine:
         finally:
             if timer:
                 timer.cancel()
+                timer.join()  # a timer that fired late must not stop the next search
         nodes = int(self.ctx.stats[NODES] + self.ctx.stats[QNODES])
         return SearchOutcome(
             best_move=move_to_uci(best),

@@ -433,6 +433,9 @@ class UciEngine:
             self._ponder_event.clear()
             self._stop_event.clear()
             self._mate_target = go.mate
+            # Under the lock, before the thread starts: a stop from now on ends this
+            # search even if it comes before the thread has reached Engine.go.
+            self.engine.prepare()
             self._worker = threading.Thread(
                 target=self._search, args=(self.pos, go), name="uci-search", daemon=True
             )
@@ -470,8 +473,7 @@ class UciEngine:
     def _on_info(self, info: SearchInfo) -> None:
         self.send(format_info(info))
         with self._lock:
-            # A stop may come before Engine.go has cleared its flag: raise it again.
-            halt = self._stop_requested or (self._in_ponder and self._ponderhit)
+            halt = self._in_ponder and self._ponderhit
             if self._mate_target is not None and not self._in_ponder:
                 moves = mate_moves(info.score)
                 halt = halt or (moves is not None and moves <= self._mate_target)
@@ -492,6 +494,8 @@ class UciEngine:
                 with self._lock:
                     self._in_ponder = False
                     hit = self._ponderhit and not self._stop_requested
+                    if hit:  # a stop from now on ends the search that follows
+                        self.engine.prepare()
                 if hit:  # the move was played: now search it as a plain go
                     outcome = self.engine.go(pos, go.limits, self._on_info)
             else:
