@@ -5,9 +5,10 @@ raises ``ValueError`` naming the field at fault; it never returns a broken posit
 Accepted: 6 fields, or the first 4 (EPD style; clocks default to ``0 1``).
 Rejected: wrong field counts, bad ranks, missing or extra kings, pawns on the first or
 last rank, more than 16 pieces or 8 pawns a side, castling rights without the king
-and rook at home, an impossible en-passant square, bad clocks, and the side not to
-move being in check. Positions with an unusual but harmless check configuration (two
-checkers on one diagonal) are accepted: perft is defined there.
+and rook at home, an impossible en-passant square, bad clocks (negative, or above
+:data:`MAX_CLOCK`), and the side not to move being in check. Positions with an unusual
+but harmless check configuration (two checkers on one diagonal) are accepted: perft is
+defined there.
 """
 
 from __future__ import annotations
@@ -131,9 +132,16 @@ def _parse_ep(field: str, board: list[int], side: int) -> int:
     return ep
 
 
+#: The largest clock value accepted: the move history stores clocks as int32, and no
+#: game comes near it (a larger one is a typo or garbage, not a position).
+MAX_CLOCK = 1_000_000
+
+
 def _parse_clock(field: str, name: str, minimum: int) -> int:
-    if not (field.isascii() and field.isdigit()) or int(field) < minimum:
-        raise ValueError(f"FEN {name}: expected an integer >= {minimum}, got {field!r}")
+    if not (field.isascii() and field.isdigit()) or not minimum <= int(field) <= MAX_CLOCK:
+        raise ValueError(
+            f"FEN {name}: expected an integer in {minimum}..{MAX_CLOCK}, got {field[:20]!r}"
+        )
     return int(field)
 
 
