@@ -48,7 +48,8 @@ def run_perft(args: argparse.Namespace) -> int:
         print("error: --depth is required (with --fen or the start position)", file=sys.stderr)
         return 2
     try:
-        pos = parse_fen(args.fen or STARTING_FEN)
+        # An empty --fen is a mistake (an unset shell variable), not the start position.
+        pos = parse_fen(STARTING_FEN if args.fen is None else args.fen)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -72,12 +73,21 @@ def run_perft(args: argparse.Namespace) -> int:
 
 def _perft_suite(args: argparse.Namespace, bulk: bool) -> int:
     from treestrap.core.notation import parse_fen
-    from treestrap.core.perft import perft
-    from treestrap.epd import read_epd
+    from treestrap.core.perft import MAX_PERFT_DEPTH, perft
+    from treestrap.epd import EpdError, read_epd
 
     try:
         records = read_epd(args.epd)
-    except (OSError, ValueError) as exc:
+        if not records:
+            raise EpdError(f"{args.epd}: no positions in it (an empty suite checks nothing)")
+        for rec in records:
+            deep = [d for d in rec.perft if not 0 <= d <= MAX_PERFT_DEPTH]
+            if deep:
+                raise EpdError(
+                    f"{args.epd}: line {rec.line_number}: D{deep[0]}: perft depth must be "
+                    f"in 0..{MAX_PERFT_DEPTH}"
+                )
+    except EpdError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     passed = failed = 0
