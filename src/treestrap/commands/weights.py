@@ -103,7 +103,8 @@ def run_preset(args: argparse.Namespace) -> int:
     try:
         save_weights(model, args.out)
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # Name the file asked for, not the temporary one the atomic save renames.
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     fs = model.feature_set
     print(f"wrote {args.name} {fs.name} weights ({fs.size}, layout {fs.layout_hash}) to {args.out}")

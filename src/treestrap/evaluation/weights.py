@@ -95,24 +95,36 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
 def load_weights(path: str | Path) -> LinearModel:
     """Read and check a weight file; :class:`WeightFileError` says what is wrong."""
     path = Path(path)
+    unreadable = f"{path}: not a readable treestrap weight file"
     if not path.is_file():
-        raise WeightFileError(f"{path}: no such weight file")
+        what = " (a directory)" if path.is_dir() else ""
+        raise WeightFileError(f"{path}: no such weight file{what}")
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+    except OSError as exc:
+        raise WeightFileError(f"{unreadable} ({exc.strerror or exc})") from None
+    # Say what the file is before NumPy does: for text it talks about pickles.
+    if magic == b"\x93NUMPY":
+        raise WeightFileError(f"{path}: not a treestrap weight file (a bare .npy array)")
+    if not magic.startswith(b"PK"):
+        raise WeightFileError(f"{unreadable} ({'empty' if not magic else 'not an .npz archive'})")
     try:
         loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise WeightFileError(f"{path}: not a readable treestrap weight file ({exc})") from None
-    if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
-        raise WeightFileError(f"{path}: not a treestrap weight file (not an .npz archive)")
-    try:
         with loaded as archive:
             if "meta" not in archive.files or "weights" not in archive.files:
                 raise WeightFileError(f"{path}: not a treestrap weight file (members missing)")
-            meta = json.loads(archive["meta"].tobytes().decode())
+            meta_bytes = archive["meta"].tobytes()
             weights = archive["weights"]
     except WeightFileError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError) as exc:
-        raise WeightFileError(f"{path}: not a readable treestrap weight file ({exc})") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        reason = str(exc) or type(exc).__name__
+        raise WeightFileError(f"{unreadable} (damaged or truncated: {reason})") from None
+    try:
+        meta = json.loads(meta_bytes.decode())
+    except (ValueError, UnicodeDecodeError):
+        raise WeightFileError(f"{unreadable} (its meta is not JSON)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise WeightFileError(f"{path}: not a treestrap weight file (format tag missing)")
     version = meta.get("version")
