@@ -4,6 +4,11 @@ walked through a Polyglot ``.bin`` book.
 
 A line is a starting FEN plus moves in SAN. Every opening of a match is played twice
 with colours reversed, so the book only needs to give variety, not balance.
+
+A book is read strictly: an illegal move, a broken FEN, a UTF-16 or binary file, or a
+file without a single line is an :class:`OpeningFileError` naming the file and the game
+or line (a wrong line would quietly change what is played). A cut last game is used as
+far as it goes.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ import io
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import chess
 import chess.pgn
 import chess.polyglot
+
+from treestrap.core.notation import parse_fen
 
 
 @dataclass(frozen=True)
@@ -87,20 +95,60 @@ def built_in_book() -> list[Opening]:
     return book
 
 
+class OpeningFileError(ValueError):
+    """An opening file that cannot be used; the message names the file and says why."""
+
+
+class _CollectingBuilder(chess.pgn.GameBuilder):
+    """Collects PGN errors on the game (python-chess would log them and go on)."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def _open_text(path: str | Path, newline: str | None = None) -> IO[str]:
+    """The file as text. UTF-16 and binary files are refused (their NUL bytes would
+    parse as nothing, silently); stray Latin-1 bytes in names become U+FFFD."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+        if b"\0" in head:
+            raise OpeningFileError(
+                f"{path}: not a text file (binary data or UTF-16; save it as UTF-8)"
+            )
+        return open(path, encoding="utf-8-sig", errors="replace", newline=newline)
+    except OSError as exc:
+        raise OpeningFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _line_of(path: str | Path, where: str, game: chess.pgn.Game) -> list[str]:
+    """The game's mainline in SAN; :class:`OpeningFileError` if it has a broken move
+    or FEN (a book with a wrong line would quietly play another opening)."""
+    if game.errors:
+        raise OpeningFileError(f"{path}: {where}: {game.errors[0]}")
+    board, sans = game.board(), []
+    for move in game.mainline_moves():
+        sans.append(board.san(move))
+        board.push(move)
+    return sans
+
+
 def read_lichess_tsv(path: str | Path) -> list[Opening]:
     """Lines of a lichess ``eco<TAB>name<TAB>pgn`` file (header row skipped)."""
     openings = []
-    with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.reader(fh, delimiter="\t"):
-            if len(row) < 3 or row[0] == "eco":
+    with _open_text(path, newline="") as fh:
+        for number, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if not any(cell.strip() for cell in row) or row[0] == "eco":
                 continue
-            game = chess.pgn.read_game(io.StringIO(row[2]))
+            if len(row) < 3:
+                raise OpeningFileError(
+                    f"{path}: line {number}: expected ECO<TAB>NAME<TAB>MOVES, got {len(row)} "
+                    "column(s)"
+                )
+            game = chess.pgn.read_game(io.StringIO(row[2]), Visitor=_CollectingBuilder)
             if game is None:
                 continue
-            sans, board = [], game.board()
-            for move in game.mainline_moves():
-                sans.append(board.san(move))
-                board.push(move)
+            sans = _line_of(path, f"line {number}", game)
             openings.append(Opening(f"{row[0]} {row[1]}", tuple(sans)))
     return openings
 
@@ -108,13 +156,9 @@ def read_lichess_tsv(path: str | Path) -> list[Opening]:
 def read_pgn_openings(path: str | Path) -> list[Opening]:
     """Every game of a PGN file as an opening line (e.g. the ECO collection)."""
     openings = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        while (game := chess.pgn.read_game(fh)) is not None:
-            board = game.board()
-            sans = []
-            for move in game.mainline_moves():
-                sans.append(board.san(move))
-                board.push(move)
+    with _open_text(path) as fh:
+        while (game := chess.pgn.read_game(fh, Visitor=_CollectingBuilder)) is not None:
+            sans = _line_of(path, f"game {len(openings) + 1}", game)
             name = " ".join(v for v in (game.headers.get("ECO"), game.headers.get("Opening")) if v)
             openings.append(Opening(name or "?", tuple(sans), game.board().fen()))
     return openings
@@ -123,12 +167,16 @@ def read_pgn_openings(path: str | Path) -> list[Opening]:
 def read_epd_openings(path: str | Path) -> list[Opening]:
     """One position per line (the first four FEN fields or a full FEN)."""
     openings = []
-    with open(path, encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             head = line.split(";")[0].split()
-            if len(head) < 4:
+            if not head or head[0].startswith("#"):
                 continue
             fen = " ".join(head[:6]) if len(head) >= 6 else " ".join(head[:4]) + " 0 1"
+            try:
+                parse_fen(fen)  # what our engine refuses, python-chess may not
+            except ValueError as exc:
+                raise OpeningFileError(f"{path}: line {number}: {exc}") from None
             openings.append(Opening(f"line {number}", (), chess.Board(fen).fen()))
     return openings
 
@@ -173,7 +221,8 @@ def load_openings(source: str | None) -> list[Opening]:
         return built_in_book()
     path = Path(source)
     if not path.is_file():
-        raise ValueError(f"opening file not found: {source}")
+        what = "is a directory" if path.is_dir() else "not found"
+        raise OpeningFileError(f"opening file {what}: {source}")
     suffix = path.suffix.lower()
     if suffix == ".tsv":
         book = read_lichess_tsv(path)
@@ -184,12 +233,22 @@ def load_openings(source: str | None) -> list[Opening]:
     elif suffix == ".bin":
         try:
             book = read_polyglot_openings(path)
-        except (OSError, ValueError) as exc:  # e.g. an empty file cannot be mapped
-            raise ValueError(f"{source}: not a readable Polyglot book ({exc})") from None
+        except (OSError, ValueError) as exc:  # e.g. a size that is not whole entries
+            raise OpeningFileError(f"{source}: not a readable Polyglot book ({exc})") from None
+        if not book:
+            raise OpeningFileError(
+                f"no openings found in {source}: no book move from the start position "
+                "(not a Polyglot book?)"
+            )
     else:
-        raise ValueError(f"unknown opening file type {suffix!r} (use .tsv, .pgn, .epd or .bin)")
+        raise OpeningFileError(
+            f"unknown opening file type {suffix!r} (use .tsv, .pgn, .epd or .bin)"
+        )
     if not book:
-        raise ValueError(f"no openings found in {source}")
+        raise OpeningFileError(f"no openings found in {source}")
+    if suffix in (".pgn", ".tsv") and not any(o.moves or o.fen != chess.STARTING_FEN for o in book):
+        # Text that is not PGN parses as games without moves: not a book.
+        raise OpeningFileError(f"no opening lines in {source} (no moves and no FEN tags)")
     return book
 
 
