@@ -421,8 +421,16 @@ def _newton(obj: _Objective, base: np.ndarray, free: np.ndarray) -> tuple[np.nda
 def fit_ratings(games: Sequence[GameResult], options: RatingOptions | None = None) -> RatingTable:
     """Maximum a posteriori ratings with 95% intervals (see the module docstring)."""
     opts = options or RatingOptions()
-    if opts.prior < 0:
+    if not (math.isfinite(opts.prior) and opts.prior >= 0):
         raise ValueError(f"prior must be >= 0, got {opts.prior}")
+    # NaN or infinity would only surface as a failed fit, far from its cause.
+    for name, value in (
+        ("draw Elo", opts.draw_elo),
+        ("white advantage", opts.advantage),
+        ("anchor Elo", opts.anchor[1] if opts.anchor else None),
+    ):
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value}")
     tally = _tally(games, opts.prior)
     names = tally.names
     n = len(names)
@@ -556,6 +564,13 @@ def read_pgn_results(path: str | Path) -> list[GameResult]:
 
     games: list[GameResult] = []
     try:
+        with open(path, "rb") as raw:
+            head = raw.read(4096)
+        # NUL never occurs in PGN; UTF-16 text is full of them and would read as no games.
+        if b"\0" in head:
+            raise ValueError(
+                f"{path}: not a PGN text file (binary data or UTF-16; save it as UTF-8)"
+            )
         with open(path, encoding="utf-8-sig", errors="replace") as handle:
             number = 0
             while (headers := chess.pgn.read_headers(handle)) is not None:
@@ -571,6 +586,11 @@ def read_pgn_results(path: str | Path) -> list[GameResult]:
     return games
 
 
+#: The version of ``results.sqlite`` this build reads: its ``meta`` table's
+#: ``format_version`` row, where one is written (a database without it is version 1).
+RESULTS_FORMAT_VERSION = 1
+
+
 def read_db_results(path: str | Path) -> list[GameResult]:
     """Finished games from a tournament's SQLite file (table ``games``)."""
     path = Path(path)
@@ -580,6 +600,7 @@ def read_db_results(path: str | Path) -> list[GameResult]:
         # Read-only, so a wrong path never leaves an empty database behind.
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
+            _check_results_version(conn, path)
             rows = conn.execute("SELECT white, black, result FROM games ORDER BY id").fetchall()
         finally:
             conn.close()
@@ -593,6 +614,22 @@ def read_db_results(path: str | Path) -> list[GameResult]:
             raise ValueError(f"{path}: unknown result {result!r} ({white} - {black})")
         games.append((str(white), str(black), str(result)))
     return games
+
+
+def _check_results_version(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a results database of another format version, naming both versions."""
+    has_meta = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    if not has_meta:
+        return  # a bare games table (written by hand or another tool): read as it is
+    row = conn.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
+    version = str(row[0]) if row else str(RESULTS_FORMAT_VERSION)
+    if version != str(RESULTS_FORMAT_VERSION):
+        raise ValueError(
+            f"{path}: results format version {version}, this build reads version "
+            f"{RESULTS_FORMAT_VERSION} (written by another treestrap)"
+        )
 
 
 def load_results(source: str | Path) -> list[GameResult]:
