@@ -33,10 +33,16 @@ from treestrap.supervised.dataset.chunk import (
     process_chunk,
 )
 from treestrap.supervised.dataset.errors import DatasetError
+from treestrap.supervised.dataset.game import UNUSABLE
 from treestrap.supervised.dataset.labels import CLASS_NAMES
 from treestrap.supervised.dataset.options import BuildOptions
 from treestrap.supervised.dataset.parallel import run_parallel
-from treestrap.supervised.dataset.source import count_games, file_sha256, read_games
+from treestrap.supervised.dataset.source import (
+    check_text,
+    count_games,
+    file_sha256,
+    read_games,
+)
 from treestrap.supervised.dataset.split import SPLIT_NAMES
 from treestrap.supervised.dataset.store import (
     BUILD_STATE,
@@ -140,6 +146,15 @@ def build_dataset(
     seconds = time.perf_counter() - started
     manifest = _manifest(root, state, sources, wanted)
     write_json(root / MANIFEST, manifest)
+    counts = manifest["games"]
+    if counts["kept"] == 0 and set(counts["skipped"]) <= UNUSABLE:
+        # Every game broken: bad input, not a choice of filters (those may empty a
+        # dataset on purpose). The manifest stays, so `dataset show` lists the reasons.
+        reasons = ", ".join(f"{k} {v}" for k, v in counts["skipped"].items())
+        raise DatasetError(
+            f"no usable games: {counts['read']} read, all skipped ({reasons}); the empty "
+            f"dataset is in {root}"
+        )
     return BuildReport(manifest, chunks, kept, positions, seconds)
 
 
@@ -239,7 +254,10 @@ def _state(
             continue
         if role == TEST and recorded:
             raise DatasetError(f"--test-pgn: {root} was built with another held-out test file")
+        check_text(path_)
         games = count_games(path_)
+        if games == 0:
+            raise DatasetError(f"{path_}: no games in it (an empty file, or not PGN)")
         source = Source(str(path_), digest, role, games, next_id)
         state["sources"].append(asdict(source))
         next_id += games

@@ -37,6 +37,20 @@ TRUNCATED, BAD_FEN, ILLEGAL_MOVE, BAD_MOVE = "truncated", "bad_fen", "illegal_mo
 VARIANT, NO_MOVES, MIN_PLIES, UNDECIDED = "variant", "no_moves", "min_plies", "undecided"
 RESULT_CONTRADICTS_BOARD = "result_contradicts_board"
 UNSUPPORTED_POSITION = "unsupported_position"
+#: The reasons that say a game is broken (or not chess), not that a filter dropped it: a
+#: file whose every game is skipped for one of these is not a usable collection.
+UNUSABLE = frozenset(
+    {
+        TRUNCATED,
+        BAD_FEN,
+        ILLEGAL_MOVE,
+        BAD_MOVE,
+        VARIANT,
+        NO_MOVES,
+        RESULT_CONTRADICTS_BOARD,
+        UNSUPPORTED_POSITION,
+    }
+)
 
 _STANDARD = ("", "standard", "chess", "normal", "from position")
 

@@ -9,7 +9,8 @@ tag name is a word.
 
 A compressed file that ends early, or is corrupt part way, yields the game it was in the
 middle of as not intact (the build counts it as truncated) and stops there; a file that
-cannot be read at all is a :class:`DatasetError`.
+cannot be read at all, or is not text (binary, UTF-16: :func:`check_text`), is a
+:class:`DatasetError`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,19 @@ def open_text(path: str | Path) -> IO[str]:
     """Text lines of a PGN file. Undecodable bytes become U+FFFD instead of stopping the
     build: old collections mix Latin-1 names into otherwise ASCII files."""
     return io.TextIOWrapper(open_binary(path), encoding="utf-8", errors="replace")
+
+
+def check_text(path: str | Path) -> None:
+    """:class:`DatasetError` for a file that is not PGN text at all: NUL bytes never occur
+    in PGN, and a UTF-16 file (or a binary one) would otherwise read as a few broken
+    "games" and be skipped without a word."""
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(4096)
+    except _STREAM_ERRORS as exc:
+        raise DatasetError(f"cannot read {path}: {exc}") from None
+    if b"\0" in head:
+        raise DatasetError(f"{path}: not PGN text (binary data or UTF-16; save it as UTF-8)")
 
 
 def split_games(lines: Iterable[str]) -> Iterator[str]:
