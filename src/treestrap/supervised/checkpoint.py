@@ -29,9 +29,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import pickle
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,8 +120,11 @@ def _read(path: Path) -> dict[str, Any]:
         raise CheckpointError(f"{path}: no such checkpoint")
     try:
         data = path.read_bytes()
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
         payload = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, zipfile.BadZipFile, pickle.UnpicklingError) as exc:
+    except Exception as exc:  # on junk, torch's unpickler raises anything (IndexError...)
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CheckpointError(f"{path}: not a readable checkpoint ({first})") from None
     if not isinstance(payload, dict) or "header" not in payload or "state" not in payload:
