@@ -7,8 +7,22 @@ Heavy modules are imported inside the handler so that building the CLI stays ins
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
+
+from treestrap.commands.arguments import int_at_least, number
+
+
+def _positive_int(text: str) -> int:
+    return int_at_least(1, text)
+
+
+def _finite(text: str) -> float:
+    value = number(text, float, "a number")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
 
 
 def add_parser(sub: Any) -> None:
@@ -23,16 +37,21 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run directories")
     p.add_argument("--out", required=True, metavar="OUT_DIR", help="output directory")
-    p.add_argument("--points", type=int, default=4, help="checkpoints per run (default 4)")
+    p.add_argument(
+        "--points", type=_positive_int, default=4, help="checkpoints per run (default 4)"
+    )
     p.add_argument("--tc", default="depth=3", help="BASE+INC, depth=N or nodes=N (default depth=3)")
     p.add_argument(
-        "--games-per-pair", type=int, default=2, help="games per pair of players (even, default 2)"
+        "--games-per-pair",
+        type=_positive_int,
+        default=2,
+        help="games per pair of players (even, default 2)",
     )
-    p.add_argument("--workers", type=int, default=2, help="games in parallel (default 2)")
+    p.add_argument("--workers", type=_positive_int, default=2, help="games in parallel (default 2)")
     p.add_argument("--seed", type=int, default=1, help="seed of the opening choice")
     p.add_argument(
         "--anchor-elo",
-        type=float,
+        type=_finite,
         default=250.0,
         help="the untrained player's rating (default 250, as in the paper)",
     )

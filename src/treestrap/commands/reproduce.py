@@ -9,6 +9,13 @@ import argparse
 import sys
 from typing import Any
 
+from treestrap.commands.arguments import int_at_least
+
+
+def _positive_int(text: str) -> int:
+    return int_at_least(1, text)
+
+
 BUDGET_NAMES = ("quick", "standard", "paper")
 
 
@@ -30,7 +37,9 @@ def add_parser(sub: Any) -> None:
         "--out", metavar="OUT_DIR", help="output directory (default runs/veness2009-BUDGET)"
     )
     p.add_argument("--seed", type=int, default=1, help="seed of the start weights and openings")
-    p.add_argument("--workers", type=int, default=2, help="processes in parallel (default 2)")
+    p.add_argument(
+        "--workers", type=_positive_int, default=2, help="processes in parallel (default 2)"
+    )
     p.set_defaults(func=run_reproduce_command)
 
 
