@@ -13,6 +13,7 @@ import numpy as np
 from treestrap.evaluation.weights import LinearModel, save_weights
 from treestrap.learn.optimizer import Optimizer
 from treestrap.training.config import TrainConfig
+from treestrap.training.files import naming
 
 FORMAT_VERSION = 1
 
@@ -65,11 +66,16 @@ def save_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
     if path.exists():
         os.replace(path, run / PREVIOUS_OPTIMIZER_FILE)
     tmp = run / f".{OPTIMIZER_FILE}.tmp"
-    with open(tmp, "wb") as fh:
-        np.savez(fh, games=np.array(games), **state)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    with naming(path):
+        try:
+            with open(tmp, "wb") as fh:
+                np.savez(fh, games=np.array(games), **state)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)  # a full disk: give its space back
+            raise
 
 
 def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
@@ -88,7 +94,11 @@ def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
     )
 
 
+def save_run_weights(model: LinearModel, config: TrainConfig, state: RunState, path: Path) -> None:
+    """``save_weights`` with the run's state, an error naming ``path`` (not its temporary)."""
+    with naming(path):
+        save_weights(with_meta(model, config, state), path)
+
+
 def save_checkpoint(model: LinearModel, config: TrainConfig, state: RunState, run: Path) -> None:
-    save_weights(
-        with_meta(model, config, state), run / "checkpoints" / f"game-{state.games:06d}.npz"
-    )
+    save_run_weights(model, config, state, run / "checkpoints" / f"game-{state.games:06d}.npz")

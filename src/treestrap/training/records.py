@@ -1,46 +1,86 @@
 """A run's per-game records: ``games.pgn`` and one ``metrics.jsonl`` line per game,
-appended and synced as each game ends, and cut back to the saved weights on resume."""
+appended and synced as each game ends, and cut back to the saved weights on resume.
+
+Both files are append-only journals whose commit point is ``weights.npz``: a game's
+records are written before its weights, so after a kill they may run ahead of the
+weights by one game, or end in a torn record. Resuming cuts each file, in place, after
+its last complete record of a saved game; nothing is rewritten, so a kill during the
+cut (or a full disk) cannot lose the records before it.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-import chess.pgn
 import numpy as np
 
 from treestrap.evaluation.weights import LinearModel
 from treestrap.training.checkpoints import RunState
+from treestrap.training.files import append_synced, naming
 from treestrap.training.game import GameSummary
+
+#: A game of ``games.pgn`` starts with its Event tag, at the start of the file or after
+#: the blank line that ends the game before (python-chess writes Event first).
+_GAME_START = re.compile(rb"(?:^|(?<=\n\n))\[Event ")
+_ROUND = re.compile(rb'^\[Round "(\d+)"\]$', re.MULTILINE)
+#: What ends every game the run appends: the result token, then a blank line.
+_GAME_END = b"\n\n"
 
 
 def append_record(path: Path, text: str) -> None:
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+    append_synced(path, text)
 
 
 def truncate_records(run: Path, games_done: int) -> None:
-    """Drop PGN games and metric lines newer than the saved weights."""
-    metrics = run / "metrics.jsonl"
-    if metrics.exists():
-        lines = [
-            line
-            for line in metrics.read_text().splitlines()
-            if line.strip() and json.loads(line)["game"] <= games_done
-        ]
-        metrics.write_text("".join(line + "\n" for line in lines))
-    pgn = run / "games.pgn"
-    if pgn.exists():
-        kept = []
-        with open(pgn, encoding="utf-8") as fh:
-            while (game := chess.pgn.read_game(fh)) is not None:
-                if int(game.headers.get("Round", "0")) <= games_done:
-                    kept.append(str(game))
-        pgn.write_text("".join(g + "\n\n" for g in kept))
+    """Drop PGN games and metric lines newer than the saved weights, and a torn tail."""
+    for path, keep in (
+        (run / "metrics.jsonl", _metrics_end),
+        (run / "games.pgn", _pgn_end),
+    ):
+        if path.exists():
+            with naming(path):
+                data = path.read_bytes()
+                end = keep(data, games_done)
+                if end < len(data):
+                    os.truncate(path, end)
+
+
+def _metrics_end(data: bytes, games_done: int) -> int:
+    """The byte offset after the last complete line of a game up to ``games_done``."""
+    end = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # torn: the write was cut
+        if not line.strip():
+            end += len(line)
+            continue
+        try:
+            game = json.loads(line)["game"]
+        except (ValueError, KeyError, TypeError):
+            break
+        if not isinstance(game, int) or game > games_done:
+            break
+        end += len(line)
+    return end
+
+
+def _pgn_end(data: bytes, games_done: int) -> int:
+    """The byte offset after the last complete game whose round is ``<= games_done``."""
+    starts = [m.start() for m in _GAME_START.finditer(data)]
+    end = 0
+    for start, stop in zip(starts, [*starts[1:], len(data)][: len(starts)], strict=True):
+        game = data[start:stop]
+        found = _ROUND.search(game)
+        if start != end or not game.endswith(_GAME_END) or found is None:
+            break  # torn, or not a game this run wrote
+        if int(found.group(1)) > games_done:
+            break
+        end = stop
+    return end
 
 
 def metrics_row(summary: GameSummary, model: LinearModel, state: RunState) -> dict[str, Any]:

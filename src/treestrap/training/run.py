@@ -14,9 +14,13 @@ A run directory holds everything, so a run can be stopped at any moment and resu
     optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), written before the
                        weights, with the previous one kept for a kill between the two
 
-Resuming drops any PGN or metrics record newer than the saved weights, so a killed run
-loses at most the game in progress. Openings are drawn from (seed, game number), so a
-run by depth or nodes is deterministic and resumes into the same games.
+The weights are the commit point: a game's records and checkpoint are written before
+them, and resuming cuts ``games.pgn`` and ``metrics.jsonl`` back to the saved weights
+(a torn last record included), so a killed run loses at most the game in progress and
+never counts one twice. A run killed before its first weights resumes from game 0.
+Every write names its file when it fails (a full disk, a read-only directory) and
+leaves the run as resumable as a kill does. Openings are drawn from (seed, game number),
+so a run by depth or nodes is deterministic and resumes into the same games.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.evaluation.presets import hand_set_model, random_model
-from treestrap.evaluation.weights import LinearModel, load_weights, save_weights
+from treestrap.evaluation.weights import LinearModel, load_weights
 from treestrap.play.openings import load_openings
 from treestrap.training.checkpoints import (
     RunState,
@@ -38,9 +42,10 @@ from treestrap.training.checkpoints import (
     load_optimizer_state,
     save_checkpoint,
     save_optimizer_state,
-    with_meta,
+    save_run_weights,
 )
 from treestrap.training.config import TrainConfig
+from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
 from treestrap.training.learner import Learner
 from treestrap.training.opponents import make_opponent, update_ladder
@@ -61,6 +66,19 @@ def _initial_model(config: TrainConfig) -> LinearModel:
     return model
 
 
+def _saved_config(run: Path, games: int) -> TrainConfig:
+    """The config a run directory was started with (``games``, if given, replaces its
+    number of games); ``ValueError`` if there is none."""
+    path = run / "config.json"
+    if not path.is_file():
+        raise ValueError(f"{run} holds no training run ({path.name} not found)")
+    try:
+        saved = json.loads(path.read_text())
+        return TrainConfig(**{**saved, "games": games or saved["games"]})
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ValueError(f"{path} is not a training config ({exc})") from None
+
+
 def train(
     config: TrainConfig,
     run_dir: str | Path,
@@ -75,22 +93,29 @@ def train(
     """
     started = time.monotonic()
     run = Path(run_dir)
+    weights = run / "weights.npz"
     if resume:
-        saved = json.loads((run / "config.json").read_text())
-        config = TrainConfig(**{**saved, "games": config.games or saved["games"]})
-        model = load_weights(run / "weights.npz")
+        config = _saved_config(run, config.games)
+        # Leftovers of writes a kill cut short; a full disk wants their space back.
+        remove_temporaries(run, run / "checkpoints")
+    else:
+        config.validate()
+        if weights.exists():
+            raise ValueError(f"{run} already holds a run: use --resume or another directory")
+        run.mkdir(parents=True, exist_ok=True)
+        write_atomic(run / "config.json", json.dumps(dataclasses.asdict(config), indent=2))
+    if resume and weights.exists():
+        model = load_weights(weights)
         state = RunState(**model.metadata.get("run_state", {}))
         truncate_records(run, state.games)
     else:
-        config.validate()
-        if (run / "weights.npz").exists():
-            raise ValueError(f"{run} already holds a run: use --resume or another directory")
-        run.mkdir(parents=True, exist_ok=True)
-        (run / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2))
+        # A new run, or one killed before its first weights: start (again) from game 0.
+        if resume and (run / "metrics.jsonl").exists():
+            raise ValueError(f"{run} has game records but no weights.npz: it cannot resume")
         model = _initial_model(config)
         state = RunState()
         save_checkpoint(model, config, state, run)
-        save_weights(with_meta(model, config, state), run / "weights.npz")
+        save_run_weights(model, config, state, weights)
     config.validate()
     book = load_openings(config.openings)
     learner = Learner(config, model)
@@ -122,12 +147,13 @@ def train(
             state.cpu_seconds += summary.cpu_seconds
             state.recent = ([*state.recent, score])[-config.ladder_window :]
             update_ladder(config, state, opponent)
+            # The records first and the weights last: the weights are the commit point.
+            # Killed (or out of disk) anywhere before them, the run resumes at this game
+            # again (deterministic), cuts the records back and rewrites them.
             append_record(run / "games.pgn", summary.pgn + "\n\n")
             append_record(
                 run / "metrics.jsonl", json.dumps(metrics_row(summary, model, state)) + "\n"
             )
-            # The checkpoint first: killed between the two writes, the run resumes at
-            # this game again (deterministic) and rewrites the same checkpoint.
             if (
                 number % config.checkpoint_every == 0
                 or number == config.games
@@ -135,7 +161,7 @@ def train(
             ):
                 save_checkpoint(model, config, state, run)
             save_optimizer_state(run, number, learner.algorithm.optimizer)
-            save_weights(with_meta(model, config, state), run / "weights.npz")
+            save_run_weights(model, config, state, weights)
             if on_game:
                 on_game(summary, state)
     finally:
