@@ -59,9 +59,23 @@ def run_games(
             on_problem(f"a worker process died; restarting the pool ({len(running)} games hit)")
             for game_id in sorted(running.values()):
                 _retry(game_id, attempts, waiting, given_up, on_problem)
+        except BaseException:
+            # Leaving on an error (``on_done`` found the disk full): the games in flight
+            # are lost anyway, and the interpreter would wait for them before exiting.
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
     return sorted(given_up)
+
+
+def _stop_workers(pool: futures.ProcessPoolExecutor) -> None:
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def _retry(

@@ -11,8 +11,12 @@ not cross a fork); readers (``treestrap rate``) may read at any time.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import errno
+import os
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,16 +55,35 @@ class ResultsDB:
 
     @classmethod
     def create(cls, run_dir: str | Path, config_json: str) -> ResultsDB:
-        """A new database; ``FileExistsError`` if the run directory already has one."""
+        """A new database; ``FileExistsError`` if the run directory already has one.
+
+        It is built under a temporary name and renamed into place, so a kill never
+        leaves a database without its config (which neither a new run nor ``--resume``
+        could use)."""
         path = Path(run_dir) / DB_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             raise FileExistsError(path)
-        conn = sqlite3.connect(path)
-        with conn:
-            conn.executescript(SCHEMA)
-            conn.execute("INSERT INTO meta (key, value) VALUES ('config', ?)", (config_json,))
-        return cls(conn, path)
+        tmp = path.with_name(f".{DB_NAME}.tmp")
+        journal = tmp.with_name(tmp.name + "-journal")
+        with _writing(path):
+            try:
+                for leftover in (tmp, journal):  # of a creation that was killed
+                    leftover.unlink(missing_ok=True)
+                conn = sqlite3.connect(tmp)
+                try:
+                    with conn:
+                        conn.executescript(SCHEMA)
+                        conn.execute(
+                            "INSERT INTO meta (key, value) VALUES ('config', ?)", (config_json,)
+                        )
+                finally:
+                    conn.close()
+                tmp.replace(path)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+        return cls(sqlite3.connect(path), path)
 
     @classmethod
     def open(cls, run_dir: str | Path) -> ResultsDB:
@@ -78,7 +101,7 @@ class ResultsDB:
 
     def add_game(self, game: StoredGame) -> None:
         """Store one finished game and commit (an id stored twice is an error)."""
-        with self.conn:
+        with _writing(self.path), self.conn:
             self.conn.execute(
                 f"INSERT INTO games ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -112,6 +135,27 @@ class ResultsDB:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: SQLite's errors for a file it cannot write, as the operating system's. The
+#: message of a full disk is the system's; for the others SQLite's own says more.
+_SQLITE_ERRNOS = {"SQLITE_FULL": errno.ENOSPC, "SQLITE_READONLY": errno.EROFS}
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Re-raise SQLite's "disk full", "read-only" and I/O errors as an ``OSError``
+    naming ``path``, which the command line reports as it does any file it cannot
+    write (the transaction has been rolled back: the database is as before)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        name = getattr(exc, "sqlite_errorname", "")
+        code = next((n for prefix, n in _SQLITE_ERRNOS.items() if name.startswith(prefix)), None)
+        if code is None and not name.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")):
+            raise
+        reason = os.strerror(code) if code == errno.ENOSPC else str(exc)
+        raise OSError(code or errno.EIO, reason, str(path)) from exc
 
 
 def now() -> str:

@@ -13,9 +13,11 @@ with a progress bar and the standings every few games.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -201,13 +203,30 @@ def _check_stored(stored: list[StoredGame], plan: TournamentPlan, run_dir: Path)
             )
 
 
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Re-raise an ``OSError`` of the block (a full disk names no file) naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None or exc.filename == str(path):
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
 def _write_pgn(path: Path, games: list[StoredGame]) -> None:
-    """``games.pgn`` anew from the database, so it holds exactly the stored games."""
+    """``games.pgn`` anew from the database, so it holds exactly the stored games (a
+    game a kill or a full disk kept from it, or tore, comes back on resume)."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for game in sorted(games, key=lambda g: (g.finished_at, g.id)):
-            fh.write(game.pgn + "\n\n")
-    tmp.replace(path)
+    with _naming(path):
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for game in sorted(games, key=lambda g: (g.finished_at, g.id)):
+                    fh.write(game.pgn + "\n\n")
+            tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def run_tournament(
@@ -275,7 +294,9 @@ def _play(
         with ResultsDB.open(run_dir) as db:
             db.add_game(game)
             results = db.results() if show else []
-        with open(run_dir / PGN_NAME, "a", encoding="utf-8") as fh:
+        # After the commit: the database is the record, and resuming rewrites the PGN
+        # from it, so a kill or a full disk here loses nothing.
+        with _naming(run_dir / PGN_NAME), open(run_dir / PGN_NAME, "a", encoding="utf-8") as fh:
             fh.write(record.pgn + "\n\n")
         bar.set_postfix_str(f"{record.white}-{record.black} {record.result}", refresh=False)
         bar.update(1)
