@@ -8,6 +8,7 @@ so that ``treestrap --help`` stays instant.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -61,6 +62,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and keep Python from complaining again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        # A full disk, a read-only or vanished directory: the file and the reason, no
+        # traceback. Commands that leave something resumable add a note saying how.
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        for note in getattr(exc, "__notes__", ()):
+            print(note, file=sys.stderr)
+        return 2
+
+
+#: Errors that mean the file could not be written, whatever the call was.
+_WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EROFS, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``cannot write runs/x/metrics.jsonl: No space left on device`` and the like."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    name = os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else exc.filename
+    verb = "cannot write " if exc.errno in _WRITE_ERRNOS else ""
+    return f"{verb}{name}: {reason}"
 
 
 if __name__ == "__main__":

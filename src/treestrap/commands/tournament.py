@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import number
@@ -130,6 +131,7 @@ def _config(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
+    from treestrap.play.results_db import DB_NAME
     from treestrap.play.tournament import run_tournament
     from treestrap.rating.standings import (
         format_head_to_head,
@@ -144,6 +146,13 @@ def run_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        # The command line prints the file and the reason; the stored games stay.
+        if run_dir and (Path(run_dir) / DB_NAME).is_file():
+            exc.add_note(
+                f"the games stored are kept: finish with treestrap tournament --resume {run_dir}"
+            )
+        raise
     except KeyboardInterrupt:
         print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
         return 130

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from treestrap.training.presets import ALGORITHM_NAMES, OBJECTIVES, OPTIMIZERS, PRESETS
@@ -195,10 +196,16 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         limit = args.minutes * 60 if args.minutes is not None else None
         state = train(config, run_dir, resume=bool(args.resume), on_game=on_game, time_limit=limit)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         bar.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        # The command line prints the file and the reason; the run stays resumable.
+        bar.close()
+        if (Path(run_dir) / "config.json").is_file():
+            exc.add_note(f"the run is kept: resume with  treestrap train --resume {run_dir}")
+        raise
     except KeyboardInterrupt:
         bar.close()
         print(f"interrupted: resume with  treestrap train --resume {run_dir}", file=sys.stderr)
