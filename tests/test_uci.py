@@ -452,6 +452,31 @@ def test_bad_input_is_reported_and_harmless(shared_uci: UciProcess, line: str) -
     assert legal_in(STARTING_FEN, ["d2d4", "d7d5", "c2c4"], best)
 
 
+@pytest.mark.parametrize(
+    "go",
+    [
+        f"go movetime {10**400}",  # more milliseconds than a float holds
+        f"go wtime {10**30} btime {10**30}",  # longer than any timer can wait
+        "go nodes 999999999999999999999",  # more nodes than an int64 holds
+        f"go depth {10**30}",
+    ],
+)
+def test_huge_numbers_search_until_stopped(shared_uci: UciProcess, go: str) -> None:
+    shared_uci.send("position startpos", go)
+    time.sleep(0.2)
+    shared_uci.send("stop")
+    lines = shared_uci.read_until("bestmove")
+    assert not any(line.startswith("info string error") for line in lines), lines
+    assert legal_in(STARTING_FEN, [], lines[-1])
+
+
+def test_a_very_long_bad_line_gets_a_short_answer(shared_uci: UciProcess) -> None:
+    shared_uci.send("x" * 100_000)
+    answer = shared_uci.ready()
+    assert len(answer) == 1 and answer[0].startswith("info string error: "), answer[:1]
+    assert len(answer[0]) < 400
+
+
 def test_bad_weights_argument_is_a_clear_error(tmp_path) -> None:
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a weight file")

@@ -58,6 +58,11 @@ RANDOM_PRESET_SEED = 0
 MAX_GAME_PLIES = MAX_HISTORY - 2 * MAX_PLY
 #: ``go mate N`` without another limit searches at most this many plies beyond 2N.
 MATE_EXTRA_PLIES = 4
+#: ``go`` times above this many milliseconds (about 30 years) are read as this: a
+#: float holds it, and no game lasts longer.
+MAX_GO_MS = 10**12
+#: An error message is cut at this many characters: it may quote a 100k-character line.
+MAX_ERROR_CHARS = 300
 
 _GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
 _GO_KEYWORDS = {*_GO_INT_PARAMS, "mate", "infinite", "ponder", "searchmoves"}
@@ -97,7 +102,8 @@ def parse_go(args: list[str]) -> GoCommand:
             value = _int_arg(tok, args[i + 1])
             i += 2
             if tok in ("wtime", "btime", "winc", "binc", "movetime"):
-                setattr(limits, tok, max(0, value) / 1000.0)  # GUIs send < 0 when late
+                ms = min(max(0, value), MAX_GO_MS)  # GUIs send < 0 when late
+                setattr(limits, tok, ms / 1000.0)
             elif tok == "movestogo":
                 limits.movestogo = value if value > 0 else None
             elif value < 1:
@@ -237,7 +243,10 @@ class UciEngine:
                 self._closed = True
 
     def error(self, message: str) -> None:
-        self.send("info string error: " + " ".join(str(message).split()))
+        text = " ".join(str(message).split())
+        if len(text) > MAX_ERROR_CHARS:
+            text = text[: MAX_ERROR_CHARS - 3] + "..."
+        self.send("info string error: " + text)
 
     # --- warm-up ---------------------------------------------------------------
 
@@ -535,6 +544,10 @@ def main(weights: str | None = None, preset: str | None = None) -> int:
             return 2
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")  # a stray byte is a bad command, not a crash
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # An error message may quote what the console's code page cannot write (the
+        # replacement character under cp1252): escape it rather than go silent.
+        sys.stdout.reconfigure(errors="backslashreplace")
     session = UciEngine(sys.stdout, model=model, weights_path=weights or "")
     if preset and not weights:
         session.preset = preset
