@@ -269,6 +269,21 @@ def test_save_leaves_no_temporary_files(tmp_path):
     assert files_in(tmp_path) == ["b.npz", "w.npz"]
 
 
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_saved_file_has_the_permissions_the_umask_gives(tmp_path, umask, mode):
+    """Not mkstemp's 0600: under umask 022 the group and others can read the weights."""
+    import os
+    import stat
+
+    old = os.umask(umask)
+    try:
+        save_weights(hand_set_model(), tmp_path / "w.npz")
+        save_weights(random_model(seed=1), tmp_path / "w.npz")  # over an old file too
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "w.npz").stat().st_mode) == mode
+
+
 def _failing_savez(real_savez):
     def savez(file, *args, **kwargs):
         real_savez(file, *args, **kwargs)  # write a whole archive's worth of bytes ...

@@ -10,7 +10,8 @@ A weight file is a NumPy ``.npz`` archive with two members: ``weights`` (float64
 Loading refuses, with a :class:`WeightFileError` saying why, anything that is not
 such a file, a newer format version, an unknown feature set, a layout hash or shape
 that does not match this build, or non-finite weights. Saving is atomic: a crash mid-way
-never leaves a truncated file under the final name.
+never leaves a truncated file under the final name; the file gets the permissions the
+umask gives any new file.
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
+            # mkstemp makes the file 0600; a weight file is shared like any other file.
+            os.chmod(tmp, 0o666 & ~_umask())
             np.savez(fh, weights=model.weights, meta=meta_bytes)
             fh.flush()
             os.fsync(fh.fileno())
@@ -90,6 +93,22 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask. Linux shows it in ``/proc``; elsewhere it can only be read by
+    setting it, which for a moment changes it for every thread (never to 0, so a file
+    created meanwhile is at worst less open than asked, not more)."""
+    try:
+        with open("/proc/self/status", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def load_weights(path: str | Path) -> LinearModel:
