@@ -133,6 +133,10 @@ def run_train(args: argparse.Namespace) -> int:
     from treestrap.training.config import TrainConfig, apply_preset
     from treestrap.training.run import train
 
+    # Before the run exists: a zero limit would make a run that plays no game.
+    if args.minutes is not None and not args.minutes > 0:
+        print("error: --minutes must be positive", file=sys.stderr)
+        return 2
     if args.resume:
         run_dir = args.resume
         config = TrainConfig(games=args.games or 0)

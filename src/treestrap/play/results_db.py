@@ -1,6 +1,7 @@
 """A tournament's results on disk: ``RUN_DIR/results.sqlite``.
 
-Two tables: ``meta`` (``config`` -> the tournament config as JSON) and ``games``, one
+Two tables: ``meta`` (``config`` -> the tournament config as JSON, ``format_version``
+-> :data:`~treestrap.rating.ratings.RESULTS_FORMAT_VERSION`) and ``games``, one
 row per finished game, written and committed as each game ends, so a killed run
 loses only the games in progress. ``games.id`` is the game's index in the
 tournament's deterministic schedule, so a resumed run knows which games are missing.
@@ -19,6 +20,10 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+# rating/ is the lower layer and reads these files too (``treestrap rate``): the
+# version and its check live there, so both sides agree on them.
+from treestrap.rating.ratings import RESULTS_FORMAT_VERSION, check_results_version
 
 DB_NAME = "results.sqlite"
 
@@ -75,7 +80,9 @@ class ResultsDB:
                     with conn:
                         conn.executescript(SCHEMA)
                         conn.execute(
-                            "INSERT INTO meta (key, value) VALUES ('config', ?)", (config_json,)
+                            "INSERT INTO meta (key, value) VALUES ('config', ?), "
+                            "('format_version', ?)",
+                            (config_json, str(RESULTS_FORMAT_VERSION)),
                         )
                 finally:
                     conn.close()
@@ -87,11 +94,20 @@ class ResultsDB:
 
     @classmethod
     def open(cls, run_dir: str | Path) -> ResultsDB:
-        """An existing database; ``FileNotFoundError`` if there is none."""
+        """An existing database; ``FileNotFoundError`` if there is none,
+        ``ValueError`` if it is of another format version, ``sqlite3.DatabaseError``
+        if it is not a database."""
         path = Path(run_dir) / DB_NAME
         if not path.is_file():
             raise FileNotFoundError(path)
-        return cls(sqlite3.connect(path), path)
+        conn = sqlite3.connect(path)
+        try:
+            # Before anything reads or adds a game: another version may mean other rows.
+            check_results_version(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
 
     def config_json(self) -> str:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()

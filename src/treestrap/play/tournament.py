@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import sqlite3
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -155,12 +156,15 @@ def plan_tournament(config: TournamentConfig) -> TournamentPlan:
 
 
 def load_config(run_dir: str | Path) -> TournamentConfig:
-    """The config of the tournament stored in ``run_dir``."""
+    """The config of the tournament stored in ``run_dir``; ``ValueError`` if there is
+    none, or the database is not one this build reads."""
     try:
         with ResultsDB.open(run_dir) as db:
             return TournamentConfig.from_json(db.config_json())
     except FileNotFoundError:
         raise ValueError(f"no tournament in {run_dir} ({DB_NAME} not found)") from None
+    except sqlite3.DatabaseError as exc:  # garbage or a damaged file: bad input
+        raise ValueError(f"{run_dir}: not a tournament database ({exc})") from None
 
 
 def _done_ids(

@@ -600,7 +600,7 @@ def read_db_results(path: str | Path) -> list[GameResult]:
         # Read-only, so a wrong path never leaves an empty database behind.
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            _check_results_version(conn, path)
+            check_results_version(conn, path)
             rows = conn.execute("SELECT white, black, result FROM games ORDER BY id").fetchall()
         finally:
             conn.close()
@@ -616,7 +616,7 @@ def read_db_results(path: str | Path) -> list[GameResult]:
     return games
 
 
-def _check_results_version(conn: sqlite3.Connection, path: Path) -> None:
+def check_results_version(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a results database of another format version, naming both versions."""
     has_meta = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"

@@ -15,6 +15,8 @@ from treestrap.learn.optimizer import Optimizer
 from treestrap.training.config import TrainConfig
 from treestrap.training.files import naming
 
+#: The version of a run's layout and state; every weight file of the run records it in
+#: its metadata (files written before it was recorded are version 1).
 FORMAT_VERSION = 1
 
 
@@ -49,6 +51,17 @@ def with_meta(model: LinearModel, config: TrainConfig, state: RunState) -> Linea
         "format_version": FORMAT_VERSION,
     }
     return model
+
+
+def check_format_version(model: LinearModel, run: Path) -> None:
+    """Refuse weights of a run of another format version, naming both versions: this
+    build would misread its state or files."""
+    version = model.metadata.get("format_version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise ValueError(
+            f"{run}: a training run of format version {version}, this build reads "
+            f"version {FORMAT_VERSION}"
+        )
 
 
 OPTIMIZER_FILE = "optimizer.npz"

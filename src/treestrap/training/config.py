@@ -83,6 +83,17 @@ class TrainConfig:
             raise ValueError("give a search depth, a node budget or a clock")
         if self.depth is not None and not 1 <= self.depth <= 20:
             raise ValueError("depth must be in 1..20")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"nodes per move must be positive, got {self.nodes}")
+        # ``not x > 0`` also refuses NaN, which no comparison would catch.
+        if self.clock is not None and not self.clock > 0:
+            raise ValueError(f"the clock must be a positive number of seconds, got {self.clock}")
+        if not self.increment >= 0:
+            raise ValueError(f"the clock increment must be >= 0 seconds, got {self.increment}")
+        if self.checkpoint_every < 1:
+            raise ValueError(f"checkpoint every must be >= 1 game, got {self.checkpoint_every}")
+        if self.max_plies < 1:
+            raise ValueError(f"max plies must be >= 1, got {self.max_plies}")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError("lambda must be in [0, 1]")
         if self.optimizer not in OPTIMIZERS:

@@ -25,6 +25,7 @@ from treestrap.play.tournament import TournamentConfig, load_config, run_tournam
 from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rate_curve
 from treestrap.rating.ratings import load_results
 from treestrap.reports.curve import plot_curve
+from treestrap.training.checkpoints import check_format_version
 
 
 @dataclass(frozen=True)
@@ -124,19 +125,25 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
     if len(set(labels)) != len(labels):
         raise ValueError("two runs have the same algorithm and directory name")
     points: list[Checkpoint] = []
-    starts = []
+    starts: list[tuple[Path, np.ndarray]] = []
     for run_dir, label in zip(run_dirs, labels, strict=True):
         checkpoints = run_checkpoints(run_dir, label)
-        starts.append(checkpoints[0].path)
-        points += pick_points(checkpoints, points_per_run)
-    first = load_weights(starts[0]).weights
-    for other in starts[1:]:
-        if not np.array_equal(load_weights(other).weights, first):
+        picked = pick_points(checkpoints, points_per_run)
+        # A run of another format version may store what this build misreads.
+        for checkpoint in [checkpoints[0], *picked]:
+            model = load_weights(checkpoint.path)
+            check_format_version(model, Path(run_dir))
+            if checkpoint is checkpoints[0]:
+                starts.append((checkpoint.path, model.weights))
+        points += picked
+    first, first_weights = starts[0]
+    for other, weights in starts[1:]:
+        if not np.array_equal(weights, first_weights):
             raise ValueError(
-                f"{other} and {starts[0]} start from different weights: one untrained "
+                f"{other} and {first} start from different weights: one untrained "
                 "anchor needs runs with the same start (same --init and --seed)"
             )
-    return CurvePool(starts[0], points)
+    return CurvePool(first, points)
 
 
 @dataclass

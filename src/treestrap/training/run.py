@@ -38,6 +38,7 @@ from treestrap.evaluation.weights import LinearModel, load_weights
 from treestrap.play.openings import load_openings
 from treestrap.training.checkpoints import (
     RunState,
+    check_format_version,
     is_log_checkpoint,
     load_optimizer_state,
     save_checkpoint,
@@ -96,16 +97,21 @@ def train(
     weights = run / "weights.npz"
     if resume:
         config = _saved_config(run, config.games)
+    # Every check of the config and the book before the first write, so bad input
+    # leaves no run directory behind (one that only --resume would accept).
+    config.validate()
+    book = load_openings(config.openings)
+    if resume:
         # Leftovers of writes a kill cut short; a full disk wants their space back.
         remove_temporaries(run, run / "checkpoints")
     else:
-        config.validate()
         if weights.exists():
             raise ValueError(f"{run} already holds a run: use --resume or another directory")
         run.mkdir(parents=True, exist_ok=True)
         write_atomic(run / "config.json", json.dumps(dataclasses.asdict(config), indent=2))
     if resume and weights.exists():
         model = load_weights(weights)
+        check_format_version(model, run)  # before its state is read or its records cut
         state = RunState(**model.metadata.get("run_state", {}))
         truncate_records(run, state.games)
     else:
@@ -116,8 +122,6 @@ def train(
         state = RunState()
         save_checkpoint(model, config, state, run)
         save_run_weights(model, config, state, weights)
-    config.validate()
-    book = load_openings(config.openings)
     learner = Learner(config, model)
     load_optimizer_state(run, state.games, learner.algorithm.optimizer)
     if config.ladder and state.elo is None and config.opponent.startswith("stockfish"):
