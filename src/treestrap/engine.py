@@ -12,7 +12,9 @@ Stopping: :meth:`Engine.stop` raises a flag that the running search reads. A pla
 cuts the next one short. A caller that starts ``go`` on another thread calls
 :meth:`Engine.prepare` first, before it starts that thread: the flag is cleared then,
 and a ``stop`` that arrives before ``go`` has begun is kept and ends that search at
-once (with a legal move).
+once. The first iteration (depth 1, a few hundred nodes) always finishes, so a search
+stopped at once still answers a searched move, not the first one generated; only a
+node limit cuts it short.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class Engine:
         self.ctx = new_context()
         self.tt = new_tt(tt_bits_for_mb(hash_mb))
         self.stop_flag = np.zeros(1, dtype=np.int64)
+        self._never_stop = np.zeros(1, dtype=np.int64)  # the flag depth 1 reads
         # ``prepare`` and ``go`` hand the flag over under this lock: see the module
         # docstring. ``_prepared``: the next ``go`` must keep the flag as it is.
         self._flag_lock = threading.Lock()
@@ -112,7 +115,7 @@ class Engine:
     def prepare(self) -> None:
         """Begin the next search now, before the thread that calls :meth:`go` runs:
         clear the stop flag, and have that ``go`` keep whatever ``stop`` asks from here
-        on (it then returns at once with a legal move)."""
+        on (it then returns after depth 1)."""
         with self._flag_lock:
             self.stop_flag[0] = 0
             self._prepared = True
@@ -135,7 +138,7 @@ class Engine:
                 self.ctx,
                 self.tt,
                 opts,
-                self.stop_flag,
+                self.stop_flag if depth > 1 else self._never_stop,
                 depth,
                 0,
                 alpha,
@@ -220,8 +223,8 @@ class Engine:
                 infos.append(info)
                 if on_info:
                     on_info(info)
-                if self.ctx.stats[STOPPED]:
-                    break
+                if self.ctx.stats[STOPPED] or self.stop_flag[0]:
+                    break  # the flag too: depth 1 does not read it
                 if budget.soft is not None and time.perf_counter() - start >= budget.soft:
                     break
                 if abs(v) >= MATE_BOUND and depth > MATE - abs(v) + 1:
