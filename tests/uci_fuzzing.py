@@ -549,6 +549,30 @@ class FuzzFailure(AssertionError):
     sequence and the engine's last output."""
 
 
+_MOVE = "[a-h][1-8][a-h][1-8][qrbn]?"
+_INFO = re.compile(
+    r"^info depth \d+ seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ "
+    rf"time \d+( pv( {_MOVE})+)?$"
+)
+_BESTMOVE = re.compile(rf"^bestmove ({_MOVE}|0000)( ponder {_MOVE})?$")
+
+
+def check_answers(read: list[str], answers: list[str]) -> None:
+    """Every ``go`` read is answered by one ``bestmove`` or refused with one error
+    (``info string error: go...``); search output is well formed."""
+    gos = sum(1 for line in read if line.split()[:1] == ["go"])
+    bestmoves = sum(1 for line in answers if line.startswith("bestmove"))
+    refused = sum(1 for line in answers if line.startswith("info string error: go"))
+    if bestmoves + refused != gos:
+        raise FuzzFailure(f"{gos} go commands got {bestmoves} bestmoves and {refused} refusals")
+    for line in answers:
+        if line.startswith("bestmove") and not _BESTMOVE.match(line):
+            raise FuzzFailure(f"malformed bestmove line: {line!r}")
+        search_info = line.startswith("info ") and not line.startswith("info string ")
+        if search_info and not _INFO.match(line):
+            raise FuzzFailure(f"malformed info line: {line!r}")
+
+
 class UciDriver:
     """One engine process (restarted after a failure) fed sequences and checked after
     each; its working directory holds the WEIGHT_FILES (good, damaged, missing).
@@ -697,7 +721,9 @@ class UciDriver:
         # 'ucinewgame' waits for a search under way to answer: after this readyok every
         # bestmove has been written.
         self._write([*sequence, b"stop", b"ucinewgame", b"isready"], ANSWER_TIMEOUT)
-        self._read_until("readyok", ANSWER_TIMEOUT, [], readies + 1)
+        answers: list[str] = []
+        self._read_until("readyok", ANSWER_TIMEOUT, answers, readies + 1)
+        check_answers(read, answers)
         self._write([b"d"], ANSWER_TIMEOUT)
         shown: list[str] = []
         self._read_until("Key:", ANSWER_TIMEOUT, shown)
