@@ -3,7 +3,7 @@
 ``readyok`` in time, the right ``d`` FEN, a legal ``go depth 1``, no traceback, still
 alive), run for as many sequences as asked.
 
-    python benchmarks/uci_fuzz.py --sequences 5000 --seed 1
+    python benchmarks/uci_fuzz.py --sequences 5000 --seed 1 [--encoding ascii]
 
 Prints ``sequences N, lines L, failures F`` at the end, and each failure's reason and
 reproducer lines (a failed sequence restarts the engine and the run goes on).
@@ -32,12 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sequences", type=int, default=1000, help="sequences to try")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generator")
+    parser.add_argument(
+        "--encoding", help="the engine's console encoding (PYTHONIOENCODING), e.g. ascii"
+    )
     args = parser.parse_args(argv)
 
     failures: list[str] = []
     done = 0
     start = time.monotonic()
-    with tempfile.TemporaryDirectory() as workdir, UciDriver(Path(workdir)) as driver:
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        UciDriver(Path(workdir), args.encoding) as driver,
+    ):
 
         @seed(args.seed)
         @settings(
