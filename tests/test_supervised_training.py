@@ -382,3 +382,16 @@ for argv in commands:
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 3 and all('pip install -e ".[torch]"' in line for line in lines), lines
+
+
+def test_checkpoints_get_the_permissions_the_umask_gives(tmp_path) -> None:
+    """Not mkstemp's 0600: under umask 022 others can read a checkpoint."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        train_trial(_noisy_data(), TrainConfig(model="logreg", epochs=1), tmp_path, seed=0)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / BEST).stat().st_mode) == 0o644

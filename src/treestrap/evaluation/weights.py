@@ -85,7 +85,7 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             # mkstemp makes the file 0600; a weight file is shared like any other file.
-            os.chmod(tmp, 0o666 & ~_umask())
+            os.chmod(tmp, shared_file_mode())
             np.savez(fh, weights=model.weights, meta=meta_bytes)
             fh.flush()
             os.fsync(fh.fileno())
@@ -93,6 +93,12 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def shared_file_mode() -> int:
+    """The mode ``open`` would give a new file (``0o666`` less the umask): what an atomic
+    write through ``mkstemp`` (always 0600) sets before its rename."""
+    return 0o666 & ~_umask()
 
 
 def _umask() -> int:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from treestrap.evaluation.weights import shared_file_mode
 from treestrap.supervised.errors import SupervisedError
 from treestrap.supervised.inputs import get_encoding
 from treestrap.supervised.models import ModelSpec, SupervisedModel, build_model
@@ -108,6 +109,7 @@ def save_checkpoint(path: str | Path, checkpoint: Checkpoint) -> None:
             torch.save(payload, fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, shared_file_mode())  # mkstemp's 0600 would hide it from others
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
