@@ -1120,3 +1120,11 @@ def test_real_process_prints_one_error_line_and_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr + proc.stdout
     check_one_error_line(proc.stderr, "NaN or infinity")
+
+
+def test_a_bad_init_file_leaves_no_training_run(tmp_path: Path) -> None:
+    bad = Tmp(tmp_path, tmp_path).file("w.npz", "not a weight file")
+    run = tmp_path / "run"
+    argv = ["train", "--init", bad, "--games", "1", "--depth", "1", "--out", str(run)]
+    assert run_cli(argv) == 2
+    assert not run.exists()

@@ -101,6 +101,7 @@ def train(
     # leaves no run directory behind (one that only --resume would accept).
     config.validate()
     book = load_openings(config.openings)
+    initial = None if resume else _initial_model(config)  # a bad --init file: no directory
     if resume:
         # Leftovers of writes a kill cut short; a full disk wants their space back.
         remove_temporaries(run, run / "checkpoints")
@@ -118,7 +119,7 @@ def train(
         # A new run, or one killed before its first weights: start (again) from game 0.
         if resume and (run / "metrics.jsonl").exists():
             raise ValueError(f"{run} has game records but no weights.npz: it cannot resume")
-        model = _initial_model(config)
+        model = initial if initial is not None else _initial_model(config)
         state = RunState()
         save_checkpoint(model, config, state, run)
         save_run_weights(model, config, state, weights)
