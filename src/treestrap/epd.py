@@ -12,6 +12,8 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from treestrap.textcheck import NOT_TEXT_HINT, looks_like_text
+
 
 class EpdError(ValueError):
     """An EPD file that cannot be read, or a malformed operation; the message names it."""
@@ -58,9 +60,8 @@ def read_epd(path: str | Path) -> list[EpdRecord]:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise EpdError(f"cannot read {path}: {exc.strerror or exc}") from None
-    # NUL never occurs in text; UTF-16 (a Windows editor's "Unicode") is full of them.
-    if b"\0" in data[:4096]:
-        raise EpdError(f"{path}: not an EPD text file (binary data or UTF-16; save it as UTF-8)")
+    if not looks_like_text(data):
+        raise EpdError(f"{path}: not an EPD text file ({NOT_TEXT_HINT})")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

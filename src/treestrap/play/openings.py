@@ -25,6 +25,7 @@ import chess.pgn
 import chess.polyglot
 
 from treestrap.core.notation import parse_fen
+from treestrap.textcheck import NOT_TEXT_HINT, SNIFF_BYTES, looks_like_text
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,9 @@ def _open_text(path: str | Path, newline: str | None = None) -> IO[str]:
     parse as nothing, silently); stray Latin-1 bytes in names become U+FFFD."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096)
-        if b"\0" in head:
-            raise OpeningFileError(
-                f"{path}: not a text file (binary data or UTF-16; save it as UTF-8)"
-            )
+            head = fh.read(SNIFF_BYTES)
+        if not looks_like_text(head):
+            raise OpeningFileError(f"{path}: not a text file ({NOT_TEXT_HINT})")
         return open(path, encoding="utf-8-sig", errors="replace", newline=newline)
     except OSError as exc:
         raise OpeningFileError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.rating.elo import Z95
+from treestrap.textcheck import NOT_TEXT_HINT, SNIFF_BYTES, looks_like_text
 
 #: ``(white, black, result)`` with result ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``.
 GameResult = tuple[str, str, str]
@@ -565,12 +566,9 @@ def read_pgn_results(path: str | Path) -> list[GameResult]:
     games: list[GameResult] = []
     try:
         with open(path, "rb") as raw:
-            head = raw.read(4096)
-        # NUL never occurs in PGN; UTF-16 text is full of them and would read as no games.
-        if b"\0" in head:
-            raise ValueError(
-                f"{path}: not a PGN text file (binary data or UTF-16; save it as UTF-8)"
-            )
+            head = raw.read(SNIFF_BYTES)
+        if not looks_like_text(head):
+            raise ValueError(f"{path}: not a PGN text file ({NOT_TEXT_HINT})")
         with open(path, encoding="utf-8-sig", errors="replace") as handle:
             number = 0
             while (headers := chess.pgn.read_headers(handle)) is not None:

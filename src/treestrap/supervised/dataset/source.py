@@ -28,6 +28,7 @@ from typing import IO
 import zstandard
 
 from treestrap.supervised.dataset.errors import DatasetError
+from treestrap.textcheck import NOT_TEXT_HINT, SNIFF_BYTES, looks_like_text
 
 #: File name endings and how to open them for reading bytes.
 COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst")
@@ -63,11 +64,11 @@ def check_text(path: str | Path) -> None:
     "games" and be skipped without a word."""
     try:
         with open_binary(path) as fh:
-            head = fh.read(4096)
+            head = fh.read(SNIFF_BYTES)
     except _STREAM_ERRORS as exc:
         raise DatasetError(f"cannot read {path}: {exc}") from None
-    if b"\0" in head:
-        raise DatasetError(f"{path}: not PGN text (binary data or UTF-16; save it as UTF-8)")
+    if not looks_like_text(head):
+        raise DatasetError(f"{path}: not PGN text ({NOT_TEXT_HINT})")
 
 
 def split_games(lines: Iterable[str]) -> Iterator[str]:
