@@ -306,8 +306,9 @@ def test_an_error_in_the_main_process_stops_the_workers_at_once() -> None:
     def on_done(game_id: int, record: object) -> None:
         raise OSError(errno.ENOSPC, NOSPACE, "results.sqlite")
 
+    earlier = set(multiprocessing.active_children())  # other tests' processes
     with pytest.raises(OSError):
         run_games({0: slow, 1: quick}, 2, on_done)
-    for child in multiprocessing.active_children():
+    for child in set(multiprocessing.active_children()) - earlier:
         child.join(timeout=30)
         assert not child.is_alive(), "a worker went on with its game"

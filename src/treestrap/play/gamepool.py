@@ -74,8 +74,15 @@ def _stop_workers(pool: futures.ProcessPoolExecutor) -> None:
     if terminate is not None:
         terminate()
         return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         process.terminate()
+    for process in processes:
+        # A worker deep in a compiled search can outlive SIGTERM (seen under a full test
+        # session); SIGKILL cannot be put off.
+        process.join(timeout=2.0)
+        if process.is_alive():
+            process.kill()
 
 
 def _retry(
