@@ -11,7 +11,8 @@ import chess.engine
 
 from treestrap.core.notation import parse_uci_move
 from treestrap.core.position import Position
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.presets import HAND_SET, LEARNED, preset_model
+from treestrap.evaluation.weights import LinearModel, load_weights
 from treestrap.play.players import find_engine
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import RunState
@@ -29,9 +30,11 @@ class Opponent:
 
 
 class FixedWeightsOpponent(Opponent):
-    def __init__(self, path: str, depth: int, tt_bits: int) -> None:
-        self.model = load_weights(path)
-        self.name = f"weights:{Path(path).name}"
+    """Our training search with fixed weights: a weight file or a built-in preset."""
+
+    def __init__(self, model: LinearModel, name: str, depth: int, tt_bits: int) -> None:
+        self.model = model
+        self.name = name
         self.search = TrainingSearch(tt_bits=tt_bits)
         self.depth = depth
 
@@ -75,7 +78,11 @@ def make_opponent(config: TrainConfig, elo: int | None) -> Opponent | None:
         return UciOpponent([exe], config.opponent_depth, level)
     if spec.startswith("uci:"):
         return UciOpponent(spec[4:].split(), config.opponent_depth, None)
-    return FixedWeightsOpponent(spec, config.opponent_depth, config.tt_bits)
+    if spec in (HAND_SET, LEARNED):  # the presets by name, no weight file needed
+        model, name = preset_model(spec), spec
+    else:
+        model, name = load_weights(spec), f"weights:{Path(spec).name}"
+    return FixedWeightsOpponent(model, name, config.opponent_depth, config.tt_bits)
 
 
 def update_ladder(config: TrainConfig, state: RunState, opponent: Opponent | None) -> None:
