@@ -62,7 +62,9 @@ def add_parser(sub: Any) -> None:
         help="minimax quiescence nodes per leaf (default 500)",
     )
     t.add_argument(
-        "--opponent", help="'self' (default), a preset ('hand-set', 'learned'), 'stockfish[:ELO]', 'uci:CMD' or a weight file"
+        "--opponent",
+        help="'self' (default), a preset ('hand-set', 'learned'), 'stockfish[:ELO]', "
+        "'uci:CMD' or a weight file",
     )
     t.add_argument("--opponent-depth", dest="opponent_depth", type=int)
     t.add_argument(
