@@ -29,13 +29,16 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from treestrap.evaluation.presets import hand_set_model, random_model
 from treestrap.evaluation.weights import LinearModel, load_weights
-from treestrap.play.openings import load_openings
+from treestrap.learn.optimizer import Optimizer
+from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
     RunState,
     check_format_version,
@@ -49,7 +52,7 @@ from treestrap.training.config import TrainConfig
 from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
 from treestrap.training.learner import Learner
-from treestrap.training.opponents import make_opponent, update_ladder
+from treestrap.training.opponents import Opponent, make_opponent, update_ladder
 from treestrap.training.records import append_record, metrics_row, truncate_records
 
 
@@ -80,19 +83,24 @@ def _saved_config(run: Path, games: int) -> TrainConfig:
         raise ValueError(f"{path} is not a training config ({exc})") from None
 
 
-def train(
-    config: TrainConfig,
-    run_dir: str | Path,
-    resume: bool = False,
-    on_game: Callable[[GameSummary, RunState], None] | None = None,
-    time_limit: float | None = None,
-) -> RunState:
-    """Run (or resume) a training run into ``run_dir``; returns the final state.
+@dataclass
+class OpenedRun:
+    """A run directory made (or reopened) and checked: what a game loop starts from."""
 
-    ``time_limit`` (seconds) ends the run after the first game that finishes past it;
-    ``--resume`` can carry it on later.
-    """
-    started = time.monotonic()
+    config: TrainConfig
+    run: Path
+    book: list[Opening]
+    model: LinearModel
+    state: RunState
+
+    @property
+    def weights_path(self) -> Path:
+        return self.run / "weights.npz"
+
+
+def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> OpenedRun:
+    """Make a new run directory (or reopen one to resume, cutting its records back to
+    the saved weights); ``ValueError`` for bad input, before anything is written."""
     run = Path(run_dir)
     weights = run / "weights.npz"
     if resume:
@@ -123,50 +131,83 @@ def train(
         state = RunState()
         save_checkpoint(model, config, state, run)
         save_run_weights(model, config, state, weights)
-    learner = Learner(config, model)
-    load_optimizer_state(run, state.games, learner.algorithm.optimizer)
     if config.ladder and state.elo is None and config.opponent.startswith("stockfish"):
         state.elo = int(config.opponent.split(":")[1]) if ":" in config.opponent else 1350
+    return OpenedRun(config, run, book, model, state)
+
+
+def game_opening(config: TrainConfig, book: list[Opening], number: int) -> tuple[Opening, bool]:
+    """Game ``number``'s opening, drawn from (seed, number), and whether the learner
+    plays white (odd numbers)."""
+    rng = np.random.default_rng([config.seed, number])
+    return book[int(rng.integers(len(book)))], number % 2 == 1
+
+
+def commit_game(
+    opened: OpenedRun,
+    summary: GameSummary,
+    optimizer: Optimizer,
+    opponent: Opponent | None,
+    extra_metrics: dict[str, Any] | None = None,
+) -> None:
+    """Count game ``summary`` (numbered ``state.games + 1``) into the run's state and
+    write its records, checkpoint, optimizer state and, last, the weights."""
+    config, run, model, state = opened.config, opened.run, opened.model, opened.state
+    number = state.games + 1
+    score = summary.learner_score if config.opponent != "self" else 0.5
+    if summary.result == "1/2-1/2":
+        state.draws += 1
+    elif config.opponent == "self":
+        state.wins += summary.result == "1-0"
+        state.losses += summary.result == "0-1"
+    elif score == 1.0:
+        state.wins += 1
+    else:
+        state.losses += 1
+    state.games = number
+    state.cpu_seconds += summary.cpu_seconds
+    state.recent = ([*state.recent, score])[-config.ladder_window :]
+    update_ladder(config, state, opponent)
+    # The records first and the weights last: the weights are the commit point.
+    # Killed (or out of disk) anywhere before them, the run resumes at this game
+    # again (deterministic), cuts the records back and rewrites them.
+    append_record(run / "games.pgn", summary.pgn + "\n\n")
+    row = {**metrics_row(summary, model, state), **(extra_metrics or {})}
+    append_record(run / "metrics.jsonl", json.dumps(row) + "\n")
+    if number % config.checkpoint_every == 0 or number == config.games or is_log_checkpoint(number):
+        save_checkpoint(model, config, state, run)
+    save_optimizer_state(run, number, optimizer)
+    save_run_weights(model, config, state, opened.weights_path)
+
+
+def train(
+    config: TrainConfig,
+    run_dir: str | Path,
+    resume: bool = False,
+    on_game: Callable[[GameSummary, RunState], None] | None = None,
+    time_limit: float | None = None,
+) -> RunState:
+    """Run (or resume) a training run into ``run_dir``; returns the final state.
+
+    ``time_limit`` (seconds) ends the run after the first game that finishes past it;
+    ``--resume`` can carry it on later. One process plays and learns; the actors and
+    the learner of :mod:`treestrap.distributed` spread the same run over processes.
+    """
+    started = time.monotonic()
+    opened = open_run(config, run_dir, resume)
+    config, state = opened.config, opened.state
+    learner = Learner(config, opened.model)
+    load_optimizer_state(opened.run, state.games, learner.algorithm.optimizer)
     opponent = make_opponent(config, state.elo)
     try:
         while state.games < config.games:
             if time_limit is not None and time.monotonic() - started >= time_limit:
                 break
             number = state.games + 1
-            rng = np.random.default_rng([config.seed, number])
-            opening = book[int(rng.integers(len(book)))]
-            learner_white = number % 2 == 1
+            opening, learner_white = game_opening(config, opened.book, number)
             learner.algorithm.start_game(number)
             summary = play_training_game(learner, opponent, opening, number, learner_white)
-            score = summary.learner_score if opponent is not None else 0.5
-            if summary.result == "1/2-1/2":
-                state.draws += 1
-            elif opponent is None:
-                state.wins += summary.result == "1-0"
-                state.losses += summary.result == "0-1"
-            elif score == 1.0:
-                state.wins += 1
-            else:
-                state.losses += 1
-            state.games = number
-            state.cpu_seconds += summary.cpu_seconds
-            state.recent = ([*state.recent, score])[-config.ladder_window :]
-            update_ladder(config, state, opponent)
-            # The records first and the weights last: the weights are the commit point.
-            # Killed (or out of disk) anywhere before them, the run resumes at this game
-            # again (deterministic), cuts the records back and rewrites them.
-            append_record(run / "games.pgn", summary.pgn + "\n\n")
-            append_record(
-                run / "metrics.jsonl", json.dumps(metrics_row(summary, model, state)) + "\n"
-            )
-            if (
-                number % config.checkpoint_every == 0
-                or number == config.games
-                or is_log_checkpoint(number)
-            ):
-                save_checkpoint(model, config, state, run)
-            save_optimizer_state(run, number, learner.algorithm.optimizer)
-            save_run_weights(model, config, state, weights)
+            commit_game(opened, summary, learner.algorithm.optimizer, opponent)
             if on_game:
                 on_game(summary, state)
     finally:
