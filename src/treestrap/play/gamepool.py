@@ -5,14 +5,20 @@ in compiled code, the out-of-memory killer) the games in flight are exactly the 
 that may have caused it. The pool is restarted and those games are tried again; a
 game that was in flight at ``MAX_ATTEMPTS`` breakdowns is given up (and reported),
 and the rest go on. Results come back to the calling process, in the order games end.
+
+:data:`GameRunner` is the shape of :func:`run_games`; another backend (Ray tasks,
+:mod:`treestrap.distributed.ray_games`) offers the same function, and
+:func:`games_run_by` makes it the one tournaments use for a block of code.
 """
 
 from __future__ import annotations
 
 import bisect
 import concurrent.futures as futures
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures.process import BrokenProcessPool
+from contextvars import ContextVar
 
 from treestrap.play.game import GameRecord, GameSetup, play_game
 
@@ -51,14 +57,14 @@ def run_games(
                         raise
                     except Exception as exc:  # a bug in the game loop: skip, go on
                         on_problem(f"game {game_id} failed: {type(exc).__name__}: {exc}")
-                        _retry(game_id, attempts, waiting, given_up, on_problem)
+                        retry_game(game_id, attempts, waiting, given_up, on_problem)
                         continue
                     on_done(game_id, record)
             pool.shutdown(wait=True)
         except BrokenProcessPool:
             on_problem(f"a worker process died; restarting the pool ({len(running)} games hit)")
             for game_id in sorted(running.values()):
-                _retry(game_id, attempts, waiting, given_up, on_problem)
+                retry_game(game_id, attempts, waiting, given_up, on_problem)
         except BaseException:
             # Leaving on an error (``on_done`` found the disk full): the games in flight
             # are lost anyway, and the interpreter would wait for them before exiting.
@@ -85,7 +91,7 @@ def _stop_workers(pool: futures.ProcessPoolExecutor) -> None:
             process.kill()
 
 
-def _retry(
+def retry_game(
     game_id: int,
     attempts: dict[int, int],
     waiting: list[int],
@@ -98,3 +104,26 @@ def _retry(
         on_problem(f"game {game_id} given up after {MAX_ATTEMPTS} failed attempts")
     else:
         bisect.insort(waiting, game_id)
+
+
+#: ``runner(setups, workers, on_done, on_problem) -> ids given up``: :func:`run_games`.
+GameRunner = Callable[
+    [Mapping[int, GameSetup], int, Callable[[int, GameRecord], None], Callable[[str], None]],
+    list[int],
+]
+_RUNNER: ContextVar[GameRunner] = ContextVar("game_runner", default=run_games)
+
+
+def current_runner() -> GameRunner:
+    """The runner tournaments play their games with (:func:`run_games` by default)."""
+    return _RUNNER.get()
+
+
+@contextlib.contextmanager
+def games_run_by(runner: GameRunner) -> Iterator[None]:
+    """Tournaments in the block play their games with ``runner``."""
+    token = _RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        _RUNNER.reset(token)

@@ -6,8 +6,9 @@ reversed. A round robin pairs everyone; a gauntlet pairs the first player with e
 of the others. A game's id is its index in that schedule, so a resumed run plays
 exactly the ids missing from ``results.sqlite``.
 
-Games run in worker processes (:mod:`treestrap.play.gamepool`); the main
-process alone writes results, each game to the database and ``games.pgn`` as it ends,
+Games run in worker processes (:mod:`treestrap.play.gamepool`), or wherever the
+runner set by :func:`~treestrap.play.gamepool.games_run_by` plays them (Ray tasks);
+the main process alone writes results, each game to the database and ``games.pgn`` as it ends,
 with a progress bar and the standings every few games.
 """
 
@@ -26,7 +27,7 @@ from tqdm import tqdm
 
 from treestrap.play.adjudication import Adjudication
 from treestrap.play.game import GameRecord, GameRules, GameSetup
-from treestrap.play.gamepool import run_games
+from treestrap.play.gamepool import current_runner
 from treestrap.play.openings import load_openings, pick_openings
 from treestrap.play.players import PlayerSpec, parse_player, parse_players
 from treestrap.play.results_db import DB_NAME, ResultsDB, StoredGame, now
@@ -311,6 +312,6 @@ def _play(
         tqdm.write(f"warning: {message}", file=sys.stderr)
 
     try:
-        return run_games(missing, config.workers, on_done, on_problem)
+        return current_runner()(missing, config.workers, on_done, on_problem)
     finally:
         bar.close()
