@@ -9,7 +9,11 @@ import argparse
 import sys
 from typing import Any
 
-from treestrap.commands.arguments import int_at_least
+from treestrap.commands.arguments import (
+    add_backend_arguments,
+    check_backend_arguments,
+    int_at_least,
+)
 
 
 def _positive_int(text: str) -> int:
@@ -38,8 +42,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=1, help="seed of the start weights and openings")
     p.add_argument(
-        "--workers", type=_positive_int, default=2, help="processes in parallel (default 2)"
+        "--workers",
+        type=_positive_int,
+        default=2,
+        help="processes in parallel (default 2; with --backend ray: actors per training "
+        "run, and tournament games at once)",
     )
+    add_backend_arguments(p, "training actors and tournament games")
     p.set_defaults(func=run_reproduce_command)
 
 
@@ -48,10 +57,21 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
 
     from treestrap.reproduce.veness2009 import reproduce
 
+    problem = check_backend_arguments(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     out = args.out or f"runs/{args.experiment}-{args.budget}"
     print(f"output directory: {out}", flush=True)
     try:
-        reproduce(out, args.budget, seed=args.seed, workers=args.workers)
+        reproduce(
+            out,
+            args.budget,
+            seed=args.seed,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+        )
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -7,11 +7,12 @@ players) is imported when the command runs, so ``treestrap --help`` stays instan
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
-from treestrap.commands.arguments import number
+from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments, number
 
 PLAYER_HELP = (
     "hand-set | random[:SEED] | PATH.npz | weights:PATH (our engine in process) | "
@@ -88,6 +89,7 @@ def add_parser(sub: Any) -> None:
         help="forfeit a move longer than this under depth/node limits (default 60)",
     )
     t.add_argument("--quiet", action="store_true", help="no progress bar or interim standings")
+    add_backend_arguments(t, "the games")
     t.set_defaults(func=run_command)
 
 
@@ -128,6 +130,16 @@ def _config(args: argparse.Namespace) -> Any:
     )
 
 
+def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager[None]:
+    """Where the games run: the local pool, or Ray tasks for ``--backend ray``."""
+    if args.backend != "ray":
+        return contextlib.nullcontext()
+    from treestrap.distributed.ray_games import ray_runner
+    from treestrap.play.gamepool import games_run_by
+
+    return games_run_by(ray_runner(args.address))
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
@@ -140,9 +152,16 @@ def run_command(args: argparse.Namespace) -> int:
     )
 
     run_dir = args.resume or args.out
+    problem = check_backend_arguments(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         config = _config(args)
-        result = run_tournament(config, run_dir, resume=bool(args.resume), progress=not args.quiet)
+        with _games_runner(args):
+            result = run_tournament(
+                config, run_dir, resume=bool(args.resume), progress=not args.quiet
+            )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

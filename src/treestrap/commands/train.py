@@ -12,7 +12,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from treestrap.commands.arguments import (
+    add_backend_arguments,
+    check_backend_arguments,
+    int_at_least,
+)
 from treestrap.training.presets import ALGORITHM_NAMES, OBJECTIVES, OPTIMIZERS, PRESETS
+
+
+def _at_least_one(text: str) -> int:
+    return int_at_least(1, text)
 
 
 def add_parser(sub: Any) -> None:
@@ -124,6 +133,24 @@ def add_parser(sub: Any) -> None:
         type=float,
         help="stop after the game that ends past this many minutes (resume carries on)",
     )
+    scale = t.add_argument_group("scale-out")
+    scale.add_argument(
+        "--actors",
+        type=_at_least_one,
+        default=1,
+        metavar="N",
+        help="self-play actors feeding one learner (default 1: one process, "
+        "deterministic by depth or nodes); each game's metrics record its weight version",
+    )
+    scale.add_argument(
+        "--publish-every",
+        dest="publish_every",
+        type=_at_least_one,
+        default=1,
+        metavar="K",
+        help="the learner sends actors new weights every K games (default 1)",
+    )
+    add_backend_arguments(scale, "the actors")
     t.set_defaults(func=run_train)
 
 
@@ -138,6 +165,10 @@ def run_train(args: argparse.Namespace) -> int:
     # Before the run exists: a zero limit would make a run that plays no game.
     if args.minutes is not None and not args.minutes > 0:
         print("error: --minutes must be positive", file=sys.stderr)
+        return 2
+    problem = check_backend_arguments(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     if args.resume:
         run_dir = args.resume
@@ -201,7 +232,24 @@ def run_train(args: argparse.Namespace) -> int:
 
     try:
         limit = args.minutes * 60 if args.minutes is not None else None
-        state = train(config, run_dir, resume=bool(args.resume), on_game=on_game, time_limit=limit)
+        if args.actors == 1 and args.backend == "local":
+            state = train(
+                config, run_dir, resume=bool(args.resume), on_game=on_game, time_limit=limit
+            )
+        else:
+            from treestrap.distributed.learner import train_distributed
+
+            state = train_distributed(
+                config,
+                run_dir,
+                actors=args.actors,
+                backend=args.backend,
+                address=args.address,
+                resume=bool(args.resume),
+                on_game=on_game,
+                time_limit=limit,
+                publish_every=args.publish_every,
+            )
     except ValueError as exc:
         bar.close()
         print(f"error: {exc}", file=sys.stderr)

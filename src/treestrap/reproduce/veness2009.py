@@ -173,14 +173,37 @@ def _games_done(run_dir: Path) -> int:
 
 
 def train_all(
-    out: Path, budget: Budget, seed: int, workers: int, progress: bool = True
+    out: Path,
+    budget: Budget,
+    seed: int,
+    workers: int,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Path]:
-    """Train (or finish training) every algorithm, ``workers`` runs at a time."""
+    """Train (or finish training) every algorithm: on the local backend ``workers``
+    runs at a time, one process each; on Ray one run after another, each with
+    ``workers`` actors on the cluster."""
     from tqdm import tqdm
 
     runs = [out / "train" / a for a in ALGORITHMS]
     total = budget.games * len(ALGORITHMS)
     bar = tqdm(total=total, unit="game", desc="training", disable=not progress)
+    if backend == "ray":
+        from treestrap.distributed.learner import train_distributed
+
+        for algorithm, run in zip(ALGORITHMS, runs, strict=True):
+            train_distributed(
+                training_config(algorithm, budget, seed),
+                str(run),
+                actors=workers,
+                backend="ray",
+                address=address,
+                resume=(run / "weights.npz").exists(),
+                on_game=lambda summary, state: bar.update(1),
+            )
+        bar.close()
+        return runs
     with futures.ProcessPoolExecutor(max_workers=workers) as pool:
         jobs = {
             pool.submit(_train_one, training_config(a, budget, seed), run): run
@@ -203,9 +226,33 @@ def reproduce(
     seed: int = 1,
     workers: int = 2,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> CurveResult:
     """Train, rate and write the table and plot; resumes whatever ``out_dir`` holds.
-    ``budget`` is a name of :data:`BUDGETS` or a :class:`Budget` of one's own."""
+    ``budget`` is a name of :data:`BUDGETS` or a :class:`Budget` of one's own.
+    ``backend="ray"`` runs the actors and the tournament's games on the Ray cluster
+    at ``address`` (a local one if None)."""
+    if backend == "ray":
+        from treestrap.distributed.ray_games import ray_runner
+        from treestrap.distributed.ray_support import ray_session
+        from treestrap.play.gamepool import games_run_by
+
+        # One session for training and tournament: a local cluster starts once.
+        with ray_session(address), games_run_by(ray_runner(address)):
+            return _reproduce(out_dir, budget, seed, workers, progress, backend, address)
+    return _reproduce(out_dir, budget, seed, workers, progress, backend, address)
+
+
+def _reproduce(
+    out_dir: str | Path,
+    budget: str | Budget,
+    seed: int,
+    workers: int,
+    progress: bool,
+    backend: str,
+    address: str | None,
+) -> CurveResult:
     if isinstance(budget, str):
         if budget not in BUDGETS:
             raise ValueError(f"unknown budget {budget!r} (known: {', '.join(BUDGETS)})")
@@ -215,7 +262,7 @@ def reproduce(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    runs = train_all(out, budget, seed, workers, progress)
+    runs = train_all(out, budget, seed, workers, progress, backend, address)
     trained = time.monotonic()
     settings = CurveSettings(
         points_per_run=budget.points_per_run,
