@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import random
 import signal
 from pathlib import Path
 
 import numpy as np
 import pytest
-from kill_checks import check_training_run
+from kill_checks import check_training_run, soak, training_soak
 
 from treestrap.cli import main
 from treestrap.distributed import ray_support
@@ -218,3 +219,20 @@ def test_ray_backend_without_ray_says_how_to_install_it(
 def test_an_address_needs_the_ray_backend(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["train", "--out", str(tmp_path / "t"), "--address", "host:6379"]) == 2
     assert "--address names a Ray cluster" in capsys.readouterr().err
+
+
+def test_train_with_actors_killed_whole_and_resumed(tmp_path: Path) -> None:
+    """SIGKILL to ``treestrap train --actors 2`` and its actors together, at random
+    moments, then ``--resume``: every game once, every file loads."""
+    base = training_soak(games=4, max_plies=24)
+    with_actors = dataclasses.replace(
+        base,
+        name="train-actors",
+        start=lambda d: [*base.start(d), "--actors", "2"],
+        resume=lambda d: [*base.resume(d), "--actors", "2"],
+        seconds=base.seconds + 4.0,  # the actors' start-up
+    )
+    result = soak(with_actors, tmp_path, kills=2, rng=random.Random(15), log=print)
+    assert result.kills == 2
+    assert result.check.ok, result.check.problems
+    assert result.check.games == 4 * result.runs

@@ -192,6 +192,7 @@ def train_all(
     if backend == "ray":
         from treestrap.distributed.learner import train_distributed
 
+        bar.n = min(total, sum(_games_done(run) for run in runs))
         for algorithm, run in zip(ALGORITHMS, runs, strict=True):
             train_distributed(
                 training_config(algorithm, budget, seed),
