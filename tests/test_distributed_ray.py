@@ -116,28 +116,3 @@ def test_commands_with_the_ray_backend(ray_cluster: None, tmp_path: Path) -> Non
     assert main([*train, "--out", str(run), "--backend", "ray", "--actors", "2"]) == 0
     assert [r["game"] for r in metric_rows(run)] == [1, 2]
     assert check_training_run(run).ok
-
-
-def test_reproduce_on_ray(ray_cluster: None, tmp_path: Path) -> None:
-    from treestrap.reproduce.veness2009 import ALGORITHMS, Budget, reproduce
-
-    tiny_budget = Budget(
-        games=2,
-        depth=1,
-        clock=None,
-        increment=0.0,
-        minimax_nodes=40,
-        minimax_qnodes=4,
-        max_plies=12,
-        points_per_run=1,
-        tournament_tc="depth=1",
-        games_per_pair=2,
-        note="test",
-    )
-    result = reproduce(tmp_path, tiny_budget, seed=3, workers=2, progress=False, backend="ray")
-    for algorithm in ALGORITHMS:
-        run = tmp_path / "train" / algorithm
-        assert [r["game"] for r in metric_rows(run)] == [1, 2]
-        assert all("weights_version" in r for r in metric_rows(run))
-    assert set(result.best()) == set(ALGORITHMS)
-    assert (tmp_path / "table.txt").is_file()
