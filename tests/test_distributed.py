@@ -25,6 +25,7 @@ from treestrap.distributed.messages import Job
 from treestrap.distributed.updates import RecordingOptimizer, apply_updates
 from treestrap.evaluation.weights import load_weights
 from treestrap.learn.optimizer import make_optimizer
+from treestrap.learn.registry import ALGORITHMS
 from treestrap.training.config import TrainConfig, apply_preset
 from treestrap.training.run import open_run, train
 
@@ -32,7 +33,8 @@ from treestrap.training.run import open_run, train
 def tiny(games: int, **changes: object) -> TrainConfig:
     """Depth-2 self-play games of at most 24 plies: a second or two each."""
     config = apply_preset(TrainConfig(games=games, seed=5), "quick")
-    return dataclasses.replace(config, depth=2, max_plies=24, checkpoint_every=2, **changes)
+    settings = {"depth": 2, "max_plies": 24, "checkpoint_every": 2, **changes}
+    return dataclasses.replace(config, **settings)
 
 
 def metric_rows(run: Path) -> list[dict]:
@@ -140,6 +142,20 @@ def test_one_actor_replays_the_one_process_run_exactly(tmp_path: Path) -> None:
     assert (tmp_path / "sequential" / "games.pgn").read_text() == (
         tmp_path / "actor" / "games.pgn"
     ).read_text()
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_every_algorithm_learns_through_actors_as_in_one_process(
+    algorithm: str, tmp_path: Path
+) -> None:
+    config = tiny(2, algorithm=algorithm, depth=1, max_plies=12, minimax_nodes=200)
+    train(config, tmp_path / "sequential")
+    train_distributed(config, str(tmp_path / "actor"), actors=1, backend=InProcessBackend(1))
+    seq = load_weights(tmp_path / "sequential" / "weights.npz").weights
+    one = load_weights(tmp_path / "actor" / "weights.npz").weights
+    start = load_weights(tmp_path / "actor" / "checkpoints" / "game-000000.npz").weights
+    assert not np.array_equal(one, start)  # it learned something
+    assert np.array_equal(seq, one)
 
 
 # --- actor processes -----------------------------------------------------------------
