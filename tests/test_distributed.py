@@ -23,7 +23,8 @@ from treestrap.distributed.learner import LearnerStats, run_learner, train_distr
 from treestrap.distributed.local import LocalBackend
 from treestrap.distributed.messages import Job
 from treestrap.distributed.updates import RecordingOptimizer, apply_updates
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.presets import hand_set_model
+from treestrap.evaluation.weights import load_weights, save_weights
 from treestrap.learn.optimizer import make_optimizer
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.training.config import TrainConfig, apply_preset
@@ -156,6 +157,22 @@ def test_every_algorithm_learns_through_actors_as_in_one_process(
     start = load_weights(tmp_path / "actor" / "checkpoints" / "game-000000.npz").weights
     assert not np.array_equal(one, start)  # it learned something
     assert np.array_equal(seq, one)
+
+
+def test_an_opponent_plays_inside_each_actor(tmp_path: Path) -> None:
+    opponent = tmp_path / "hand-set.npz"
+    save_weights(hand_set_model("meep"), opponent)
+    config = tiny(2, opponent=str(opponent), opponent_depth=1)
+    train(config, tmp_path / "sequential")
+    train_distributed(config, str(tmp_path / "actor"), actors=1, backend=InProcessBackend(1))
+    assert np.array_equal(
+        load_weights(tmp_path / "sequential" / "weights.npz").weights,
+        load_weights(tmp_path / "actor" / "weights.npz").weights,
+    )
+    assert (tmp_path / "sequential" / "games.pgn").read_text() == (
+        tmp_path / "actor" / "games.pgn"
+    ).read_text()
+    assert "weights:hand-set.npz" in (tmp_path / "actor" / "games.pgn").read_text()
 
 
 # --- actor processes -----------------------------------------------------------------
