@@ -1,10 +1,21 @@
-"""Models: from sparse features to a score, compiled, for any registered feature set.
+"""Models: from a position to a score, compiled, behind one seam for every search.
 
 A model reaches compiled code as an :class:`Evaluator`, a named tuple of plain values
-and arrays (numba caches functions over it). Today the only kind is ``LINEAR``:
-``H(s) = sign(s) * theta . phi(s)``, where ``sign`` turns a white-relative feature
-set's score into the side to move's. Scores are floats from the side to move's point
-of view and are not clipped here (searches clip to +-9900).
+and arrays (numba caches functions over it). Every kind has the same fields and field
+types, so one compiled search serves all of them and searches never change per kind.
+Kinds:
+
+``LINEAR``   ``H(s) = sign(s) * theta . phi(s)`` over any registered feature set, where
+             ``sign`` turns a white-relative feature set's score into the side to
+             move's. ``weights`` is theta.
+``NETWORK``  logistic regression or an MLP on the ``bitboard`` inputs, its output
+             ``z_win - z_loss`` mapped to a score by :mod:`treestrap.evaluation.outcome`.
+             ``weights`` is the packed network of :mod:`treestrap.evaluation.network`
+             (parameters and first-layer accumulators, kept up to date lazily, so
+             searches need no hook in make/unmake).
+
+Scores are floats from the side to move's point of view and are not clipped here
+(searches clip to +-9900).
 """
 
 from __future__ import annotations
@@ -15,9 +26,17 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.position import Position
-from treestrap.evaluation.features import MAX_ACTIVE, extract_features, perspective_sign
+from treestrap.evaluation.features import (
+    BITBOARD,
+    MAX_ACTIVE,
+    extract_features,
+    perspective_sign,
+)
+from treestrap.evaluation.network import network_value
+from treestrap.evaluation.outcome import score_from_logit
 
 LINEAR = 0
+NETWORK = 1
 
 
 class Evaluator(NamedTuple):
@@ -25,12 +44,17 @@ class Evaluator(NamedTuple):
 
     kind: int
     feature_set: int
-    weights: np.ndarray  # float64[feature set size]
+    weights: np.ndarray  # float64: theta (linear) or the packed network
     idx: np.ndarray  # int32[MAX_ACTIVE] scratch: indices of the last extraction
-    val: np.ndarray  # float64[MAX_ACTIVE] scratch: d H / d theta at those indices
+    val: np.ndarray  # float64[MAX_ACTIVE] scratch: values at those indices
 
 
 def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR) -> Evaluator:
+    """An evaluator over ``weights`` (shared when they are float64 already): theta for
+    ``LINEAR``, a :func:`~treestrap.evaluation.network.pack_network` array for
+    ``NETWORK`` (whose feature set is always ``bitboard``)."""
+    if kind == NETWORK and feature_set_id != BITBOARD:
+        raise ValueError("networks read the bitboard feature set")
     return Evaluator(
         kind=kind,
         feature_set=feature_set_id,
@@ -41,11 +65,23 @@ def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR)
 
 
 @njit
+def _network_score(pos: Position, ev: Evaluator) -> float:
+    logit = network_value(pos, ev.weights)
+    return perspective_sign(pos, BITBOARD) * score_from_logit(logit)
+
+
+@njit
 def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
-    """Score of ``pos`` for the side to move, leaving its gradient with respect to the
-    weights in ``ev.idx[:n]``/``ev.val[:n]`` (for a linear model: sign * phi(s));
-    returns ``(score, n)``."""
+    """Score of ``pos`` for the side to move, leaving sparse pairs in
+    ``ev.idx[:n]``/``ev.val[:n]``; returns ``(score, n)``.
+
+    For a linear model the pairs are the gradient with respect to the weights
+    (``sign * phi(s)``). For a network they are its input ``phi(s)`` (the bitboard
+    indicators, unsigned): the gradient with respect to its parameters is taken from
+    that input by the learner's own autodiff."""
     n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
+    if ev.kind == NETWORK:
+        return _network_score(pos, ev), n
     sign = perspective_sign(pos, ev.feature_set)
     w = ev.weights
     score = 0.0
@@ -55,7 +91,9 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
     return score, n
 
 
-@njit
+@njit(inline="always")
 def evaluate(pos: Position, ev: Evaluator) -> float:
     """Score of ``pos`` for the side to move (what searches call)."""
+    if ev.kind == NETWORK:
+        return _network_score(pos, ev)
     return evaluate_gradient(pos, ev)[0]

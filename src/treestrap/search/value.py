@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from treestrap.core.jit import njit
 from treestrap.core.position import Position
-from treestrap.evaluation.model import Evaluator, evaluate_gradient
+from treestrap.evaluation.model import Evaluator, evaluate
 
 MATE = 9999.0
 DRAW = 0.0
@@ -49,7 +49,7 @@ def clip_value(v: float) -> float:
 @njit(inline="always")
 def static_value(pos: Position, ev: Evaluator) -> float:
     """The heuristic value of ``pos`` for the side to move, clipped as searches use it."""
-    return clip_value(evaluate_gradient(pos, ev)[0])
+    return clip_value(evaluate(pos, ev))
 
 
 @njit(inline="always")

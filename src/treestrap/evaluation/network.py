@@ -1,0 +1,331 @@
+"""Compiled feed-forward networks on the ``bitboard`` inputs, with an NNUE-style
+accumulator for the first layer.
+
+A network is logistic regression (one layer) or an MLP (tanh hidden layers) over the
+769 ``bitboard`` inputs of :mod:`treestrap.evaluation.bitboard_features`, ending in one
+output: the log-odds ``z_win - z_loss`` in white's frame, which
+:mod:`treestrap.evaluation.outcome` turns into a side-to-move score.
+
+One array. Compiled code sees a network as a single float64 array ``buf`` (the
+evaluator's ``weights``, so the evaluator tuple has the same fields for every model and
+a linear search pays nothing for networks). :func:`pack_network` lays it out as
+
+=============  =====================================================================
+``header``     ``HEADER`` slots: the ``H_*`` values below (integers stored as floats)
+parameters     layer 0 as ``W0[inputs, size0]`` (row ``i`` is the *column* of input
+               ``i``: what a piece on a square adds), then ``b0[size0]``; each further
+               layer ``k`` as ``Wk[size_k, size_k-1]`` then ``bk[size_k]``; the last
+               layer has size 1 (the same order as a network weight file)
+accumulators   ``ACC_SLOTS`` rows of ``size0`` (one per ply modulo ``ACC_SLOTS``), then
+               two scratch rows of the widest layer
+mailbox        64 slots of scratch: piece codes while walking back through moves
+diffs          ``DIFF_WIDTH`` slots per ply: the inputs a move switched on (+) or off (-)
+tags           ``ACC_SLOTS`` slots read as uint64: the Zobrist key each row belongs to
+=============  =====================================================================
+
+The accumulator. Layer 0's pre-activation ``b0 + sum of the columns of the active
+inputs`` of the position at ply ``p`` lives in row ``p % ACC_SLOTS``, tagged with the
+position's key. Evaluating a position whose row is not tagged with its key walks back
+through the moves of ``pos.hist`` (on a copy of the mailbox) to the nearest ancestor whose
+row is, then fills every row on the way forward by adding the columns of pieces that
+arrived and subtracting those that left (and the side-to-move column): Stockfish's lazy
+update, with no hook in make/unmake and no search code that knows about networks. A row
+is trusted only while its tag matches, so rows left by another line, another search or
+another position object cost a recomputation, never a wrong value. When no ancestor
+within ``ACC_SLOTS`` plies has a row, the position's row is computed from scratch and the
+rows of the ancestors walked through are filled backwards from it. After any change of
+the parameters call :func:`invalidate_accumulators`.
+
+Exact sums. Layer-0 parameters are rounded to a binary grid when a network is packed
+(:func:`quantize_first_layer`): multiples of ``2**(e - 52)`` where ``2**e`` is at least
+:data:`ACC_TERMS` times the largest of them. Every sum of at most that many is then exact
+in float64 (53-bit mantissa), in any order and with subtractions, so an incrementally
+kept row equals a recomputed one bit for bit and searches do not depend on the order
+they visit nodes in (alpha-beta equals minimax exactly). For parameters of order 1 the
+grid is 2**-46, far below the float32 precision the supervised models are trained in.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from treestrap.core.bitboard import lsb, pop_lsb
+from treestrap.core.jit import njit
+from treestrap.core.move import EP_CAPTURE, KING_CASTLE, QUEEN_CASTLE, move_flag, move_from, move_to
+from treestrap.core.piece import NO_PIECE, PAWN, ROOK, WHITE
+from treestrap.core.position import H_CAPTURED, H_MOVE, ST_PLY, ST_SIDE, Position
+from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
+
+# Slots of the header.
+H_LAYERS = 0  # number of layers (1 = logistic regression)
+H_INPUTS = 1  # inputs (769)
+H_INCREMENTAL = 2  # 1: keep accumulators; 0: recompute layer 0 at every evaluation
+H_ACC = 3  # offset of the accumulator rows
+H_WIDTH = 4  # widest layer (the scratch rows' length)
+H_MAILBOX = 5  # offset of the mailbox scratch
+H_DIFFS = 6  # offset of the per-ply move differences
+H_TAGS = 7  # offset of the row tags
+H_SIZES = 8  # the layer sizes, one slot each
+MAX_LAYERS = 8
+HEADER = H_SIZES + MAX_LAYERS
+
+#: Accumulator rows, indexed by ply modulo this: more than any search's depth (MAX_PLY
+#: is 96), a power of two so the index is a mask.
+ACC_SLOTS = 128
+_MASK = ACC_SLOTS - 1
+#: Inputs one move switches at most: the mover off and on, a capture, a castling rook
+#: off and on, and the side to move.
+DIFF_WIDTH = 6
+#: Bound on the terms of an accumulator sum while it is updated: a position has at most
+#: 34 (bias, 32 pieces, side to move) and a move adds a few; a power of two above.
+ACC_TERMS = 64
+
+
+def quantize_first_layer(params: np.ndarray, inputs: int, size0: int) -> np.ndarray:
+    """``params`` with layer 0 (weights and bias) rounded to the grid of the module
+    docstring, so that accumulator sums are exact."""
+    out = np.array(params, dtype=np.float64)
+    n = (inputs + 1) * size0
+    biggest = float(np.max(np.abs(out[:n]))) if n else 0.0
+    if biggest > 0.0 and np.isfinite(biggest):
+        e = math.ceil(math.log2(ACC_TERMS * biggest))
+        quantum = 2.0 ** (e - 52)
+        out[:n] = np.round(out[:n] / quantum) * quantum
+    return out
+
+
+def parameter_count(inputs: int, sizes: list[int]) -> int:
+    """Parameters of a network of these layer sizes."""
+    total, fan_in = 0, inputs
+    for size in sizes:
+        total += size * fan_in + size
+        fan_in = size
+    return total
+
+
+def check_sizes(sizes: list[int]) -> None:
+    if not sizes or sizes[-1] != 1 or any(s < 1 for s in sizes) or len(sizes) > MAX_LAYERS:
+        raise ValueError(
+            f"layer sizes must be positive, at most {MAX_LAYERS} layers, and end in one "
+            f"output; got {sizes}"
+        )
+
+
+def pack_network(params: np.ndarray, sizes: list[int], incremental: bool = True) -> np.ndarray:
+    """The one array compiled code evaluates (layout in the module docstring)."""
+    check_sizes(sizes)
+    n_params = parameter_count(BITBOARD_SIZE, sizes)
+    if params.shape != (n_params,):
+        raise ValueError(f"{params.shape} parameters do not fit layers {sizes} ({n_params})")
+    width = max(sizes)
+    acc = HEADER + n_params
+    mailbox = acc + ACC_SLOTS * sizes[0] + 2 * width
+    diffs = mailbox + 64
+    tags = diffs + ACC_SLOTS * DIFF_WIDTH
+    buf = np.zeros(tags + ACC_SLOTS, dtype=np.float64)
+    buf[H_LAYERS] = len(sizes)
+    buf[H_INPUTS] = BITBOARD_SIZE
+    buf[H_INCREMENTAL] = 1.0 if incremental else 0.0
+    buf[H_ACC] = acc
+    buf[H_WIDTH] = width
+    buf[H_MAILBOX] = mailbox
+    buf[H_DIFFS] = diffs
+    buf[H_TAGS] = tags
+    buf[H_SIZES : H_SIZES + len(sizes)] = sizes
+    buf[HEADER:acc] = params
+    return buf
+
+
+def packed_parameters(buf: np.ndarray) -> np.ndarray:
+    """The parameter part of a packed network (a view: writing it changes the network;
+    call :func:`invalidate_accumulators` after)."""
+    return buf[HEADER : int(buf[H_ACC])]
+
+
+@njit
+def invalidate_accumulators(buf: np.ndarray) -> None:
+    """Forget every accumulator row (after the parameters changed)."""
+    tags = int(buf[H_TAGS])
+    buf[tags : tags + ACC_SLOTS] = 0.0
+
+
+@njit
+def refresh_accumulator(pos: Position, buf: np.ndarray, row: int) -> None:
+    """Layer 0's pre-activation of ``pos`` computed from scratch into ``row``."""
+    size0 = int(buf[H_SIZES])
+    inputs = int(buf[H_INPUTS])
+    a = int(buf[H_ACC]) + row * size0
+    for j in range(size0):
+        buf[a + j] = buf[HEADER + inputs * size0 + j]
+    for piece in range(12):
+        pieces = pos.bb[piece]
+        while pieces:
+            col = HEADER + (piece * 64 + lsb(pieces)) * size0
+            for j in range(size0):
+                buf[a + j] += buf[col + j]
+            pieces = pop_lsb(pieces)
+    if pos.st[ST_SIDE] == WHITE:
+        col = HEADER + SIDE_TO_MOVE * size0
+        for j in range(size0):
+            buf[a + j] += buf[col + j]
+
+
+@njit(inline="always")
+def _record(buf: np.ndarray, slot: int, n: int, feature: int, sign: float) -> int:
+    buf[slot + n] = sign * (feature + 1)
+    return n + 1
+
+
+@njit
+def _undo_step(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
+    """Record the inputs that move ``ply - 1`` (from ``pos.hist``) switched, and take it
+    back on the mailbox scratch, which holds the position at ``ply`` (``side`` to move)."""
+    mb = int(buf[H_MAILBOX])
+    slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
+    n = 0
+    h = pos.hist[ply - 1]
+    move = np.int64(h[H_MOVE])
+    if move != 0:  # 0 is a null move: only the side to move changed
+        us = 1 - side
+        frm = move_from(move)
+        to = move_to(move)
+        flag = move_flag(move)
+        arrived = int(buf[mb + to])
+        left = us * 6 + PAWN if flag & 8 else arrived
+        n = _record(buf, slot, n, left * 64 + frm, -1.0)
+        n = _record(buf, slot, n, arrived * 64 + to, 1.0)
+        buf[mb + to] = NO_PIECE
+        buf[mb + frm] = left
+        captured = np.int64(h[H_CAPTURED])
+        if captured != NO_PIECE:
+            cap_sq = to
+            if flag == EP_CAPTURE:
+                cap_sq = to - 8 if us == WHITE else to + 8
+            n = _record(buf, slot, n, captured * 64 + cap_sq, -1.0)
+            buf[mb + cap_sq] = captured
+        if flag == KING_CASTLE or flag == QUEEN_CASTLE:
+            rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
+            rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
+            rook = us * 6 + ROOK
+            n = _record(buf, slot, n, rook * 64 + rook_from, -1.0)
+            n = _record(buf, slot, n, rook * 64 + rook_to, 1.0)
+            buf[mb + rook_to] = NO_PIECE
+            buf[mb + rook_from] = rook
+    n = _record(buf, slot, n, SIDE_TO_MOVE, 1.0 if side == WHITE else -1.0)
+    for j in range(n, DIFF_WIDTH):
+        buf[slot + j] = 0.0
+
+
+@njit
+def _apply_step(buf: np.ndarray, ply: int, sign: float) -> None:
+    """Row ``ply`` from row ``ply - 1`` (``sign`` +1) or back (``sign`` -1)."""
+    size0 = int(buf[H_SIZES])
+    acc = int(buf[H_ACC])
+    if sign > 0:
+        src = acc + ((ply - 1) & _MASK) * size0
+        dst = acc + (ply & _MASK) * size0
+    else:
+        src = acc + (ply & _MASK) * size0
+        dst = acc + ((ply - 1) & _MASK) * size0
+    for j in range(size0):
+        buf[dst + j] = buf[src + j]
+    slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
+    for i in range(DIFF_WIDTH):
+        code = buf[slot + i]
+        if code == 0.0:
+            break
+        s = sign if code > 0 else -sign
+        col = HEADER + (int(abs(code)) - 1) * size0
+        for j in range(size0):
+            buf[dst + j] += s * buf[col + j]
+
+
+@njit
+def accumulator_row(pos: Position, buf: np.ndarray) -> int:
+    """The row holding ``pos``'s accumulator, brought up to date (see the module
+    docstring); recomputed every time when the network is not incremental."""
+    ply = pos.st[ST_PLY]
+    row = ply & _MASK
+    if buf[H_INCREMENTAL] == 0.0:
+        refresh_accumulator(pos, buf, row)
+        return row
+    tags = buf.view(np.uint64)
+    t0 = int(buf[H_TAGS])
+    if tags[t0 + row] == pos.keys[ply]:
+        return row
+    mb = int(buf[H_MAILBOX])
+    for sq in range(64):
+        buf[mb + sq] = pos.board[sq]
+    lowest = max(0, ply - _MASK)
+    side = pos.st[ST_SIDE]
+    k = ply
+    found = False
+    while k > lowest:
+        _undo_step(pos, buf, k, side)
+        k -= 1
+        side = 1 - side
+        if tags[t0 + (k & _MASK)] == pos.keys[k]:
+            found = True
+            break
+    if found:
+        for j in range(k + 1, ply + 1):
+            _apply_step(buf, j, 1.0)
+            tags[t0 + (j & _MASK)] = pos.keys[j]
+    else:
+        refresh_accumulator(pos, buf, row)
+        tags[t0 + row] = pos.keys[ply]
+        for j in range(ply, k, -1):
+            _apply_step(buf, j, -1.0)
+            tags[t0 + ((j - 1) & _MASK)] = pos.keys[j - 1]
+    return row
+
+
+@njit
+def network_logit(buf: np.ndarray, row: int) -> float:
+    """The rest of the network on accumulator ``row``: the output ``z_win - z_loss`` in
+    white's frame (tanh after every layer but the last)."""
+    layers = int(buf[H_LAYERS])
+    size0 = int(buf[H_SIZES])
+    a = int(buf[H_ACC]) + row * size0
+    if layers == 1:
+        return buf[a]
+    width = int(buf[H_WIDTH])
+    x = int(buf[H_ACC]) + ACC_SLOTS * size0  # the two scratch rows
+    y = x + width
+    for j in range(size0):
+        buf[x + j] = np.tanh(buf[a + j])
+    off = HEADER + (int(buf[H_INPUTS]) + 1) * size0
+    fan_in = size0
+    out = 0.0
+    for k in range(1, layers):
+        size = int(buf[H_SIZES + k])
+        bias = off + size * fan_in
+        last = k == layers - 1
+        for i in range(size):
+            s = buf[bias + i]
+            w = off + i * fan_in
+            for j in range(fan_in):
+                s += buf[w + j] * buf[x + j]
+            if last:
+                out = s
+            else:
+                buf[y + i] = np.tanh(s)
+        off = bias + size
+        fan_in = size
+        x, y = y, x
+    return out
+
+
+@njit
+def network_value(pos: Position, buf: np.ndarray) -> float:
+    """The network's output ``z_win - z_loss`` (white's frame) for ``pos``."""
+    return network_logit(buf, accumulator_row(pos, buf))
+
+
+def accumulator(buf: np.ndarray, row: int) -> np.ndarray:
+    """A copy of accumulator ``row`` (for tests and tools)."""
+    size0 = int(buf[H_SIZES])
+    a = int(buf[H_ACC]) + row * size0
+    return buf[a : a + size0].copy()
