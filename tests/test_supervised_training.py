@@ -253,11 +253,11 @@ def test_convert_gives_the_engine_the_models_centipawns(tmp_path, features) -> N
     np.testing.assert_allclose(cp[:3], CENTIPAWNS_PER_LOGIT * (z[:, 0] - z[:, 2]), rtol=1e-6)
 
 
-def test_convert_refuses_what_is_not_a_linear_model(tmp_path, capsys) -> None:
+def test_convert_refuses_what_has_no_engine_form(tmp_path, capsys) -> None:
     data = _noisy_data(n=300)
-    train_run(data, TrainConfig(model="mlp", hidden=(4,), epochs=1), tmp_path / "mlp")
-    with pytest.raises(SupervisedError, match="only a logistic regression converts"):
-        convert(tmp_path / "mlp")
+    train_run(data, TrainConfig(model="moe", epochs=1), tmp_path / "moe")
+    with pytest.raises(SupervisedError, match="only logreg and mlp models run as networks"):
+        convert(tmp_path / "moe")
     assert (
         main(["supervised", "convert", str(tmp_path / "none"), "--out", str(tmp_path / "w.npz")])
         == 2

@@ -195,13 +195,20 @@ def add_parser(sub: Any) -> None:
 
     c = ssub.add_parser(
         "convert",
-        help="a logistic regression on meep or bitboard features as engine weights",
-        description="Write the engine weight file of a trained logistic regression: "
+        help="a logistic regression or MLP as an engine weight file",
+        description="Write the engine weight file of a trained model: a logistic regression "
+        "on meep or bitboard features as linear weights, an MLP on bitboard features as a "
+        "network the compiled searches evaluate; both score "
         "cp = (400 / ln 10) * (z_win - z_loss). A run directory converts its trial of best "
         "validation accuracy.",
     )
     c.add_argument("source", metavar="RUN_DIR_OR_CHECKPOINT")
     c.add_argument("--out", required=True, metavar="WEIGHTS.npz", help="weight file to write")
+    c.add_argument(
+        "--network",
+        action="store_true",
+        help="write a bitboard logistic regression as a network file, not linear weights",
+    )
     c.set_defaults(func=run_convert)
 
 
@@ -300,21 +307,24 @@ def run_convert(args: argparse.Namespace) -> int:
     from treestrap.supervised.torch_required import TorchMissing
 
     try:
-        from treestrap.evaluation.weights import save_weights
+        from treestrap.evaluation.network_weights import NetworkModel
         from treestrap.supervised.convert import convert
         from treestrap.supervised.errors import SupervisedError
 
         try:
-            model = convert(args.source)
-            save_weights(model, args.out)
+            model = convert(args.source, network=args.network)
+            model.save(args.out)
         except (SupervisedError, OSError) as exc:
             return _error(exc)
     except TorchMissing as exc:
         return _error(exc)
     fs = model.feature_set
     meta = model.metadata
+    what = f"{fs.name} weights ({fs.size}"
+    if isinstance(model, NetworkModel):
+        what = f"{model.describe()} network on {fs.name} ({model.weights.size} parameters"
     print(
-        f"wrote {fs.name} weights ({fs.size}, layout {fs.layout_hash}) from {meta['run']}/"
+        f"wrote {what}, layout {fs.layout_hash}) from {meta['run']}/"
         f"{meta['trial']} epoch {meta['epoch']} to {args.out} "
         f"({meta['centipawns_per_logit']:.2f} centipawns per logit)"
     )

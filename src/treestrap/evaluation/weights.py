@@ -22,17 +22,21 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from treestrap.core.position import Position
 from treestrap.evaluation.features import FeatureSet, get_feature_set
-from treestrap.evaluation.model import LINEAR, Evaluator, evaluate, make_evaluator
+from treestrap.evaluation.model import LINEAR, NETWORK, Evaluator, evaluate, make_evaluator
+
+if TYPE_CHECKING:
+    from treestrap.evaluation.network_weights import NetworkModel
 
 FORMAT = "treestrap-weights"
 VERSION = 1
-MODEL_KINDS = {"linear": LINEAR}
+#: Networks are described and checked in :mod:`treestrap.evaluation.network_weights`.
+MODEL_KINDS = {"linear": LINEAR, "network": NETWORK}
 
 
 class WeightFileError(ValueError):
@@ -117,8 +121,9 @@ def _umask() -> int:
     return mask
 
 
-def load_weights(path: str | Path) -> LinearModel:
-    """Read and check a weight file; :class:`WeightFileError` says what is wrong."""
+def load_weights(path: str | Path) -> LinearModel | NetworkModel:
+    """Read and check a weight file; :class:`WeightFileError` says what is wrong. A
+    network file gives a :class:`~treestrap.evaluation.network_weights.NetworkModel`."""
     path = Path(path)
     unreadable = f"{path}: not a readable treestrap weight file"
     if not path.is_file():
@@ -162,6 +167,10 @@ def load_weights(path: str | Path) -> LinearModel:
         )
     if meta.get("model") not in MODEL_KINDS:
         raise WeightFileError(f"{path}: unknown model kind {meta.get('model')!r}")
+    if meta.get("model") == "network":
+        from treestrap.evaluation.network_weights import network_from_meta
+
+        return network_from_meta(path, meta, weights)
     try:
         fs = get_feature_set(str(meta.get("feature_set")))
     except ValueError as exc:

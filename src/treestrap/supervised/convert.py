@@ -21,27 +21,33 @@ A ``bitboard`` model predicts for white; the engine's ``bitboard`` feature set i
 relative too and negates the score when black is to move
 (:mod:`treestrap.evaluation.model`), so the same weights give the side to move's score.
 Scores are not clipped here; searches clip heuristic values to +-9900.
+
+Networks. A logistic regression or an MLP on ``bitboard`` inputs also converts into a
+network weight file (:mod:`treestrap.evaluation.network_weights`) that the compiled
+searches evaluate: the input mean is folded into the first layer's bias, and the top
+layer's win and loss rows into one output ``z_win - z_loss``, which
+:mod:`treestrap.evaluation.outcome` maps to centipawns with the same constant. An MLP
+checkpoint always converts so; a logistic regression does with ``network=True``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.weights import LinearModel
 from treestrap.supervised.checkpoint import BEST, Checkpoint, load_checkpoint
 from treestrap.supervised.errors import SupervisedError
 from treestrap.supervised.models import SupervisedModel
 from treestrap.supervised.torch_required import require_torch
 
-#: 400 centipawns per factor of 10 in the win/loss odds (the Elo logistic scale).
-CENTIPAWNS_PER_LOGIT = 400.0 / math.log(10.0)
 MAPPING = "cp = (400 / ln 10) * (z_win - z_loss)"
 CONVERTIBLE = ("meep", "bitboard")
 #: White king squares of the ``bitboard`` layout: piece code 5 (white king) x 64 squares.
@@ -108,23 +114,57 @@ def _result(trial: Path) -> dict[str, Any]:
         return {}
 
 
-def convert(path: str | Path) -> LinearModel:
-    """Load the checkpoint behind ``path`` and return its engine weights with provenance."""
-    ckpt_path, result = resolve(path)
-    ckpt: Checkpoint = load_checkpoint(ckpt_path)
+def network_parameters(model: SupervisedModel, features: str) -> tuple[list[int], np.ndarray]:
+    """Layer sizes and the flat parameters (:mod:`treestrap.evaluation.network`) of a
+    logistic regression or MLP on ``bitboard`` inputs, whose output is ``z_win - z_loss``."""
+    if features != "bitboard":
+        raise SupervisedError(f"networks read bitboard inputs, not {features!r} features")
+    mean = model.input_mean.detach().double().numpy()
+
+    def arrays(layer: object) -> tuple[np.ndarray, np.ndarray]:
+        w = layer.weight.detach().double().numpy()  # type: ignore[attr-defined]
+        return w, layer.bias.detach().double().numpy()  # type: ignore[attr-defined]
+
+    if model.kind == "logreg":
+        hidden: list[object] = []
+        top = model.net.linear
+    elif model.kind == "mlp":
+        hidden = [m for m in model.net.hidden if hasattr(m, "weight")]
+        top = model.net.top
+    else:
+        raise SupervisedError(f"only logreg and mlp models run as networks, not {model.kind}")
+    parts: list[np.ndarray] = []
+    sizes: list[int] = []
+    for k, layer in enumerate(hidden):
+        w, b = arrays(layer)
+        if k == 0:  # fold the centring in: W (x - mean) + b = W x + (b - W mean)
+            b = b - w @ mean
+            parts.append(w.T.reshape(-1))  # layer 0 is stored input-major (columns)
+        else:
+            parts.append(w.reshape(-1))
+        parts.append(b)
+        sizes.append(w.shape[0])
+    w, b = arrays(top)
+    out_w = w[0] - w[2]
+    out_b = b[0] - b[2]
+    if not hidden:
+        out_b -= float(out_w @ mean)
+    parts += [out_w, np.array([out_b])]
+    sizes.append(1)
+    return sizes, np.concatenate(parts)
+
+
+def _provenance(ckpt_path: Path, ckpt: Checkpoint, result: dict[str, Any], algorithm: str) -> dict:
     header = ckpt.header
-    features = str(header["features"])
-    theta = linear_weights(ckpt.model(best=True), features)
-    digest = hashlib.sha256(ckpt_path.read_bytes()).hexdigest()[:16]
     metadata = {
         "source": "treestrap supervised convert",
-        "algorithm": "supervised logistic regression (Serban 2014, 3.1)",
+        "algorithm": algorithm,
         "model": header["model"],
-        "features": features,
+        "features": str(header["features"]),
         "frame": header.get("frame"),
         "run": ckpt_path.resolve().parent.parent.name,
         "trial": ckpt_path.resolve().parent.name,
-        "checkpoint_sha256": digest,
+        "checkpoint_sha256": hashlib.sha256(ckpt_path.read_bytes()).hexdigest()[:16],
         "seed": header.get("seed"),
         "epoch": header.get("best_epoch"),
         "validation_accuracy": header.get("best_validation_accuracy"),
@@ -134,4 +174,24 @@ def convert(path: str | Path) -> LinearModel:
     }
     if "test_accuracy" in result:
         metadata["test_accuracy"] = result["test_accuracy"]
+    return metadata
+
+
+def convert(path: str | Path, network: bool = False) -> LinearModel | NetworkModel:
+    """Load the checkpoint behind ``path`` and return its engine weights with provenance:
+    a linear model for a logistic regression, a network for an MLP (or for a logistic
+    regression on bitboard inputs when ``network``)."""
+    ckpt_path, result = resolve(path)
+    ckpt: Checkpoint = load_checkpoint(ckpt_path)
+    features = str(ckpt.header["features"])
+    model = ckpt.model(best=True)
+    if network or model.kind != "logreg":
+        sizes, params = network_parameters(model, features)
+        algorithm = f"supervised {ckpt.spec.describe()} (Serban 2014, chapter 3)"
+        metadata = _provenance(ckpt_path, ckpt, result, algorithm)
+        metadata["sizes"] = ckpt.header.get("sizes", {})
+        return NetworkModel(sizes, params, metadata)
+    theta = linear_weights(model, features)
+    algorithm = "supervised logistic regression (Serban 2014, 3.1)"
+    metadata = _provenance(ckpt_path, ckpt, result, algorithm)
     return LinearModel(get_feature_set(features), theta, metadata)

@@ -1,0 +1,152 @@
+"""Network weight files, and the network model that searches and players use.
+
+A network weight file is a weight file of :mod:`treestrap.evaluation.weights` (``.npz``,
+members ``weights`` and ``meta``) with ``"model": "network"``::
+
+    {"format": "treestrap-weights", "version": 1, "model": "network",
+     "feature_set": "bitboard", "layout_hash": "...", "layers": [20, 1],
+     "activation": "tanh", "output": "z_win - z_loss (white)", "mapping": "...",
+     "shape": [15421], "metadata": {...provenance...}}
+
+``weights`` is the flat parameter vector of :mod:`treestrap.evaluation.network` (layer 0
+as ``W0[769, size0]`` then ``b0``, each further layer ``Wk[size_k, size_k-1]`` then
+``bk``). :func:`treestrap.evaluation.weights.load_weights` reads these files too, so
+``treestrap uci --weights`` and tournament players take either kind. Files are written
+by code only: :func:`treestrap.supervised.convert.convert_network` from a supervised
+checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.core.position import Position
+from treestrap.evaluation.features import FeatureSet, get_feature_set
+from treestrap.evaluation.model import NETWORK as NETWORK_KIND
+from treestrap.evaluation.model import Evaluator, evaluate, make_evaluator
+from treestrap.evaluation.network import (
+    check_sizes,
+    pack_network,
+    parameter_count,
+    quantize_first_layer,
+)
+from treestrap.evaluation.outcome import MAPPING
+from treestrap.evaluation.weights import FORMAT, VERSION, WeightFileError, shared_file_mode
+
+NETWORK = "network"
+ACTIVATION = "tanh"
+OUTPUT = "z_win - z_loss (white)"
+
+
+@dataclass
+class NetworkModel:
+    """A network on the ``bitboard`` inputs: layer sizes (the last is 1) and the flat
+    parameters of :mod:`treestrap.evaluation.network`, with provenance metadata."""
+
+    sizes: list[int]
+    weights: np.ndarray
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.sizes = [int(s) for s in self.sizes]
+        check_sizes(self.sizes)
+        fs = self.feature_set
+        expected = parameter_count(fs.size, self.sizes)
+        w = np.asarray(self.weights, dtype=np.float64).reshape(-1)
+        if w.shape != (expected,):
+            raise ValueError(
+                f"{w.shape[0]} parameters do not fit a network of layers {self.sizes} "
+                f"({expected} expected)"
+            )
+        self.weights = quantize_first_layer(w, fs.size, self.sizes[0])
+
+    @property
+    def feature_set(self) -> FeatureSet:
+        return get_feature_set("bitboard")
+
+    def describe(self) -> str:
+        """``logreg`` or ``mlp 20`` (hidden sizes)."""
+        hidden = self.sizes[:-1]
+        return "mlp " + ",".join(map(str, hidden)) if hidden else "logreg"
+
+    def evaluator(self, incremental: bool = True) -> Evaluator:
+        """The compiled-code view, with its own accumulators; ``incremental=False``
+        recomputes the first layer at every evaluation (for benchmarks and checks)."""
+        buf = pack_network(self.weights, self.sizes, incremental)
+        return make_evaluator(self.feature_set.id, buf, NETWORK_KIND)
+
+    def evaluate(self, pos: Position) -> float:
+        """Side-to-move score of a position (unclipped)."""
+        return float(evaluate(pos, self.evaluator()))
+
+    def save(self, path: str | Path) -> None:
+        save_network(self, path)
+
+
+def save_network(model: NetworkModel, path: str | Path) -> None:
+    """Write ``model`` to ``path`` atomically (temporary file, then rename)."""
+    path = Path(path)
+    fs = model.feature_set
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "model": NETWORK,
+        "feature_set": fs.name,
+        "layout_hash": fs.layout_hash,
+        "layers": model.sizes,
+        "activation": ACTIVATION,
+        "output": OUTPUT,
+        "mapping": MAPPING,
+        "shape": list(model.weights.shape),
+        "metadata": model.metadata,
+    }
+    meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.chmod(tmp, shared_file_mode())
+            np.savez(fh, weights=model.weights, meta=meta_bytes)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> NetworkModel:
+    """Check a network file's meta and weights (already read by ``load_weights``)."""
+    if meta.get("activation") != ACTIVATION or meta.get("output") != OUTPUT:
+        raise WeightFileError(
+            f"{path}: network with activation {meta.get('activation')!r} and output "
+            f"{meta.get('output')!r}; this build reads {ACTIVATION!r} and {OUTPUT!r}"
+        )
+    fs = get_feature_set("bitboard")
+    if meta.get("feature_set") != fs.name or meta.get("layout_hash") != fs.layout_hash:
+        raise WeightFileError(
+            f"{path}: a network on feature set {meta.get('feature_set')!r} (layout hash "
+            f"{meta.get('layout_hash')}); this build's networks read {fs.name!r} "
+            f"(hash {fs.layout_hash})"
+        )
+    layers = meta.get("layers")
+    if not isinstance(layers, list) or not all(isinstance(s, int) for s in layers):
+        raise WeightFileError(f"{path}: bad layer sizes {layers!r}")
+    if weights.dtype != np.float64 or weights.ndim != 1 or meta.get("shape") != [weights.size]:
+        raise WeightFileError(f"{path}: weights of shape {weights.shape} ({weights.dtype})")
+    if not np.all(np.isfinite(weights)):
+        raise WeightFileError(f"{path}: weights contain NaN or infinity")
+    metadata = meta.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    try:
+        return NetworkModel(layers, weights, metadata)
+    except ValueError as exc:
+        raise WeightFileError(f"{path}: {exc}") from None
