@@ -224,7 +224,7 @@ def test_outcome_mapping_round_trips_and_matches_the_logistic_scale() -> None:
     assert white_win_probability(400.0, False) == pytest.approx(1 / 11)
 
 
-def test_network_file_round_trip_and_refusals(tmp_path) -> None:
+def test_network_file_round_trip_and_refusals(tmp_path, capsys) -> None:
     net = network("mlp8x6")
     path = tmp_path / "net.npz"
     net.metadata["note"] = "test"
@@ -235,6 +235,11 @@ def test_network_file_round_trip_and_refusals(tmp_path) -> None:
     assert np.array_equal(back.weights, net.weights)
     pos = random_game(5, 25)
     assert back.evaluate(pos) == net.evaluate(pos)
+    from treestrap.cli import main
+
+    assert main(["weights", "show", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert "mlp 8,6 network on bitboard" in shown and "note: test" in shown
     # A file whose parameters do not fit its layers is refused with the reason.
     with np.load(path) as archive:
         meta = archive["meta"]

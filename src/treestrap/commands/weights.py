@@ -73,6 +73,11 @@ def run_show(args: argparse.Namespace) -> int:
     except WeightFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from treestrap.evaluation.network_weights import NetworkModel, describe_network
+
+    if isinstance(model, NetworkModel):
+        print(describe_network(model))
+        return 0
     try:
         print(summarize(model, top=args.top, group=args.group))
         if args.plot:

@@ -150,3 +150,17 @@ def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> 
         return NetworkModel(layers, weights, metadata)
     except ValueError as exc:
         raise WeightFileError(f"{path}: {exc}") from None
+
+
+def describe_network(model: NetworkModel) -> str:
+    """A short text report of a network file: shape, parameter statistics, metadata."""
+    w = model.weights
+    lines = [
+        f"model: {model.describe()} network on {model.feature_set.name} "
+        f"(layers {model.sizes}, {ACTIVATION} hidden units)",
+        f"output: {OUTPUT}; {MAPPING}",
+        f"parameters: {w.size}  mean {w.mean():+.4f}  std {w.std():.4f}  "
+        f"min {w.min():+.4f}  max {w.max():+.4f}",
+    ]
+    lines += [f"{key}: {value}" for key, value in sorted(model.metadata.items())]
+    return "\n".join(lines)
