@@ -107,6 +107,15 @@ def add_parser(sub: Any) -> None:
         help="TreeStrap: divide each search's update by the number of nodes in its tree",
     )
     t.add_argument(
+        "--quiet-only",
+        dest="quiet_only",
+        action="store_true",
+        default=None,
+        help="TreeStrap: learn only from quiet nodes (not in check, no capture or "
+        "promotion that wins at once): a linear evaluation cannot see a tactic, and "
+        "fitting one teaches it a bonus for the side to move",
+    )
+    t.add_argument(
         "--objective",
         choices=list(OBJECTIVES),
         help="RootStrap/TreeStrap error: squared (the paper's, default), cross-entropy or "
@@ -206,6 +215,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "freeze",
                 "optimizer",
                 "normalise_step",
+                "quiet_only",
                 "objective",
                 "step_decay",
                 "init_scale",

@@ -62,6 +62,8 @@ class Hyper:
     objective: str = "squared"
     #: games after which the step has halved (``tau / (tau + games)``); 0 = fixed step
     step_decay: float = 0.0
+    #: TreeStrap: nodes flagged ``NOISY`` take no part in updates (search/quiet.py)
+    quiet_only: bool = False
 
 
 @dataclass

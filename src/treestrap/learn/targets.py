@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from treestrap.learn.temporal import BETA
-from treestrap.search.tree import QUIESCENCE, TERMINAL, SearchTree
+from treestrap.search.tree import NOISY, QUIESCENCE, TERMINAL, SearchTree
 from treestrap.search.value import VALUE_CLIP
 
 OBJECTIVES = ("squared", "cross-entropy", "squashed")
@@ -67,14 +67,16 @@ def bounded_deltas(
     return objective_deltas(static, target, objective)
 
 
-def node_mask(tree: SearchTree, min_depth: int) -> np.ndarray:
+def node_mask(tree: SearchTree, min_depth: int, quiet_only: bool = False) -> np.ndarray:
     """Nodes that take part in an update: remaining depth >= ``min_depth``, not terminal
-    (and, for ``min_depth >= 1``, not quiescence)."""
+    (and, for ``min_depth >= 1``, not quiescence; with ``quiet_only``, not ``NOISY``)."""
     n = int(tree.meta[0])
     flags = tree.flags[:n]
     mask = (tree.depth[:n] >= min_depth) & ((flags & TERMINAL) == 0)
     if min_depth >= 1:
         mask &= (flags & QUIESCENCE) == 0
+    if quiet_only:
+        mask &= (flags & NOISY) == 0
     return mask
 
 
@@ -85,11 +87,13 @@ def tree_delta(
     min_depth: int = 1,
     normalise: bool = False,
     objective: str = "squared",
+    quiet_only: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(delta_theta, deltas of the nodes used)`` for a TreeStrap update over ``tree``;
-    ``normalise`` divides the sum by the number of nodes taking part (a mean)."""
+    ``normalise`` divides the sum by the number of nodes taking part (a mean);
+    ``quiet_only`` leaves out the nodes flagged ``NOISY``."""
     n = int(tree.meta[0])
-    mask = node_mask(tree, min_depth)
+    mask = node_mask(tree, min_depth, quiet_only)
     deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n], objective)
     deltas = np.where(mask, deltas, 0.0)
     used = int(mask.sum())

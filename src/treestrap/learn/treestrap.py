@@ -30,6 +30,7 @@ class TreeStrapAlphaBeta(Algorithm):
             self.hyper.min_depth,
             self.hyper.normalise,
             self.hyper.objective,
+            self.hyper.quiet_only,
         )
         self.apply(delta_theta)
         if deltas.size:

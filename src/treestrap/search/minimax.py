@@ -35,9 +35,11 @@ from treestrap.search.context import (
     reset_context,
     update_pv,
 )
+from treestrap.search.quiet import is_quiet
 from treestrap.search.training import SearchResult, result_from_context
 from treestrap.search.tree import (
     BUDGET_LEAF,
+    NOISY,
     OVERFLOW,
     QUIESCENCE,
     TERMINAL,
@@ -55,6 +57,8 @@ class MinimaxLimits(NamedTuple):
     max_nodes: int = 0
     #: quiescence nodes below one leaf before further ones become static leaves
     max_qnodes_per_leaf: int = 0
+    #: flag the nodes that are not quiet (``NOISY``, search/quiet.py) for ``--quiet-only``
+    mark_noisy: bool = False
 
 
 @njit(inline="always")
@@ -83,7 +87,10 @@ def _minimax(
         leaf_q[0] += 1
     elif lim.max_nodes > 0 and ctx.stats[NODES] > lim.max_nodes:
         ctx.stats[STOPPED] = 1
-    node, h = add_node(tree, pos, ev, parent, move, ply, max(depth, 0), QUIESCENCE if quiet else 0)
+    kind = QUIESCENCE if quiet else 0
+    if lim.mark_noisy and not is_quiet(pos, ctx.moves[ply]):
+        kind |= NOISY
+    node, h = add_node(tree, pos, ev, parent, move, ply, max(depth, 0), kind)
     if node < 0:
         ctx.stats[STOPPED] = 1  # the record is full: an incomplete tree is of no use
     flags = 0

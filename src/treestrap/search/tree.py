@@ -11,7 +11,7 @@ the learners see one format: for node ``i``
 * ``lower[i] <= V(s) <= upper[i]``: bounds on the search value (equal when exact,
   ``-inf``/``+inf`` when unknown), node-relative (mate distances from the node);
 * ``parent``, ``move`` (from the parent), ``ply``, ``depth`` (remaining depth, 0 in
-  quiescence), ``flags`` (``QUIESCENCE``, ``TERMINAL``, ``BUDGET_LEAF``), ``key``.
+  quiescence), ``flags`` (``QUIESCENCE``, ``TERMINAL``, ``BUDGET_LEAF``, ``NOISY``), ``key``.
 
 A node that does not fit (``capacity`` or the feature pool) is not recorded, and
 ``meta[OVERFLOW]`` is set.
@@ -31,6 +31,8 @@ from treestrap.evaluation.model import Evaluator, evaluate_gradient
 QUIESCENCE = 1
 TERMINAL = 2
 BUDGET_LEAF = 4
+#: not quiet (search/quiet.py): in check, or a capture or promotion that wins at once
+NOISY = 8
 
 # Slots of ``meta``.
 COUNT = 0

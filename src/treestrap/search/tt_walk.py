@@ -1,7 +1,7 @@
 """Reading a training search back from its transposition table (Veness et al. 2009,
 Algorithm 2, DeltaFromTransTbl): starting at the root, every position whose table
 entry has depth >= d is recorded with its bounds, and the walk continues through its
-legal successors.
+legal successors. Each node is flagged ``NOISY`` unless it is quiet (``search/quiet.py``).
 
 Unlike a literal recursion, each table entry is recorded once even when several paths
 lead to it (transpositions), so no position is counted twice in an update.
@@ -17,7 +17,8 @@ from treestrap.core.movegen import generate_moves
 from treestrap.core.position import Position, current_key
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import SearchContext
-from treestrap.search.tree import SearchTree, add_node, reset_tree
+from treestrap.search.quiet import is_quiet
+from treestrap.search.tree import NOISY, SearchTree, add_node, reset_tree
 from treestrap.search.tt import TranspositionTable, tt_probe
 from treestrap.search.value import MAX_PLY
 
@@ -39,14 +40,15 @@ def _walk(
     if slot < 0 or tt.depth[slot] < min_depth or tt.visit[slot] == stamp:
         return
     tt.visit[slot] = stamp
-    node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], 0)
+    moves = ctx.moves[ply]
+    flags = 0 if is_quiet(pos, moves) else NOISY
+    node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], flags)
     if node < 0:
         return
     tree.lower[node] = tt.lower[slot]
     tree.upper[node] = tt.upper[slot]
     if ply >= MAX_PLY:
         return
-    moves = ctx.moves[ply]
     n = generate_moves(pos, moves)
     for i in range(n):
         m = np.int64(moves[i])  # exact argument type: see the recursion note in core.jit

@@ -73,6 +73,9 @@ class TrainConfig:
     objective: str = "squared"
     #: the step halves after this many games (``tau / (tau + games)``); 0 = fixed
     step_decay: float = 0.0
+    #: TreeStrap: learn only from quiet nodes (search/quiet.py), not from those where a
+    #: capture, promotion or check decides the value at once
+    quiet_only: bool = False
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

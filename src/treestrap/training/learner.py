@@ -38,12 +38,15 @@ class Learner:
             normalise=config.normalise_step,
             objective=config.objective,
             step_decay=config.step_decay,
+            quiet_only=config.quiet_only,
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()
         self.alphabeta = TrainingSearch(tt_bits=config.tt_bits)
         limits = MinimaxLimits(
-            max_nodes=config.minimax_nodes, max_qnodes_per_leaf=config.minimax_qnodes
+            max_nodes=config.minimax_nodes,
+            max_qnodes_per_leaf=config.minimax_qnodes,
+            mark_noisy=config.quiet_only,
         )
         capacity = config.minimax_nodes * (config.minimax_qnodes + 1) + 1
         self.minimax = (
