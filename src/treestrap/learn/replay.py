@@ -1,0 +1,134 @@
+"""The replay set of Serban's non-linear TreeStrap (2014, Algorithm 7).
+
+Positions of search trees are kept with their search values in a ring of ``capacity``
+slots (old entries are overwritten); each one enters twice, as searched and with its
+colours flipped, and training draws random mini-batches from it.
+
+Frames. A search value is for the side to move at its node. The set stores targets as
+Serban's ``V = P(white wins)`` (:func:`treestrap.evaluation.outcome.white_win_probability`)
+next to the ``bitboard`` input of the position. Flipping the colours (mirror the board
+vertically, swap the pieces' colours and the side to move: python-chess
+``Board.mirror``) maps input ``piece * 64 + square`` to ``((piece + 6) % 12) * 64 +
+(square ^ 56)`` and inverts the white-to-move input (:func:`flip_inputs`); the side to
+move of the flipped position stands exactly as the original one did, so its side-to-move
+value is the same and its ``V`` is ``1 - V``.
+
+From a tree. :func:`add_tree` takes the first ``K`` nodes of a
+:class:`~treestrap.search.tree.SearchTree` by increasing depth from the root (ply), as
+Serban does, using each node's minimax value (``lower``; for exact trees ``lower ==
+upper``) and the input pairs the network evaluator recorded for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.outcome import white_win_probability
+from treestrap.search.tree import SearchTree, node_gradient, tree_size
+
+#: Where each bitboard input goes when the colours are flipped.
+FLIP_INDEX = np.array(
+    [((i // 64 + 6) % 12) * 64 + ((i % 64) ^ 56) for i in range(SIDE_TO_MOVE)] + [SIDE_TO_MOVE]
+)
+
+
+def flip_inputs(x: np.ndarray) -> np.ndarray:
+    """The ``bitboard`` inputs (rows) of the colour-flipped positions."""
+    out = np.empty_like(x)
+    out[:, FLIP_INDEX] = x
+    out[:, SIDE_TO_MOVE] = 1 - out[:, SIDE_TO_MOVE]
+    return out
+
+
+@dataclass
+class ReplaySet:
+    """A ring of ``capacity`` positions (inputs as 0/1 bytes) and targets ``V``."""
+
+    capacity: int
+    inputs: np.ndarray = field(init=False)
+    targets: np.ndarray = field(init=False)
+    size: int = 0
+    next: int = 0
+
+    def __post_init__(self) -> None:
+        if self.capacity < 2:
+            raise ValueError(f"a replay set needs room for 2 positions, got {self.capacity}")
+        self.inputs = np.zeros((self.capacity, BITBOARD_SIZE), dtype=np.uint8)
+        self.targets = np.zeros(self.capacity, dtype=np.float64)
+
+    def add(self, inputs: np.ndarray, values: np.ndarray) -> None:
+        """Add positions (``bitboard`` rows) with their side-to-move search values, each
+        also colour-flipped."""
+        inputs = np.asarray(inputs, dtype=np.uint8)
+        white = inputs[:, SIDE_TO_MOVE] == 1
+        v = white_win_probability(np.asarray(values, dtype=np.float64), white)
+        self._put(inputs, v)
+        self._put(flip_inputs(inputs), 1.0 - v)
+
+    def _put(self, inputs: np.ndarray, v: np.ndarray) -> None:
+        for row, target in zip(inputs, v, strict=True):
+            self.inputs[self.next] = row
+            self.targets[self.next] = target
+            self.next = (self.next + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A mini-batch of ``m`` positions drawn uniformly (with replacement):
+        float32 inputs and float64 targets."""
+        if self.size == 0:
+            raise ValueError("the replay set is empty")
+        rows = rng.integers(0, self.size, m)
+        return self.inputs[rows].astype(np.float32), self.targets[rows]
+
+
+def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
+    """Dense ``bitboard`` rows of tree ``nodes``, from the input pairs a network
+    evaluator recorded (see :func:`treestrap.evaluation.model.evaluate_gradient`)."""
+    out = np.zeros((len(nodes), BITBOARD_SIZE), dtype=np.uint8)
+    for r, i in enumerate(nodes):
+        idx, val = node_gradient(tree, int(i))
+        out[r, idx] = val.astype(np.uint8)
+    return out
+
+
+def add_tree(replay: ReplaySet, tree: SearchTree, k: int) -> int:
+    """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips);
+    returns the number of tree nodes added. The tree must come from a search with a
+    network evaluator (its feature pairs are the network's inputs)."""
+    n = tree_size(tree)
+    order = np.argsort(tree.ply[:n], kind="stable")[:k]
+    values = tree.lower[order]
+    keep = np.isfinite(values)
+    order = order[keep]
+    replay.add(tree_inputs(tree, order), values[keep])
+    return len(order)
+
+
+def minibatch_step(
+    model: object,
+    optimizer: object,
+    replay: ReplaySet,
+    m: int,
+    objective: str,
+    rng: np.random.Generator,
+) -> float:
+    """One step of Algorithm 7 on a torch model mapping ``[B, 769]`` inputs to class
+    scores ``[B, 3]`` (win, draw, loss in white's frame, as the supervised models do):
+    the mean objective of a mini-batch of ``m`` is minimised through ``z = z_win -
+    z_loss``. Returns the mini-batch's mean loss before the step."""
+    import torch
+
+    from treestrap.learn.objectives_network import objective_gradient, objective_loss
+
+    x, v = replay.sample(m, rng)
+    scores = model(torch.from_numpy(x))  # type: ignore[operator]
+    z = scores[:, 0] - scores[:, 2]
+    z_np = z.detach().double().numpy()
+    grad = objective_gradient(objective, z_np, v) / m
+    optimizer.zero_grad()  # type: ignore[attr-defined]
+    z.backward(torch.from_numpy(grad).to(z.dtype))
+    optimizer.step()  # type: ignore[attr-defined]
+    return float(objective_loss(objective, z_np, v).mean())
