@@ -142,3 +142,42 @@ def test_minibatch_steps_lower_the_loss_on_held_out_tree_positions(objective: st
         minibatch_step(model, optimizer, train, 32, objective, rng)
     assert _loss(model, train, objective) < 0.8 * before_train
     assert _loss(model, held, objective) < 0.97 * before_held
+
+
+def test_a_tiny_self_play_run_keeps_the_compiled_network_equal_to_torch() -> None:
+    """Algorithm 7 end to end on a few moves: search with the compiled network, learn
+    from the tree, play on. After every step the searches' evaluator gives the torch
+    model's scores (the parameters moved by code, stale accumulators forgotten)."""
+    from treestrap.core.makemove import make_move
+    from treestrap.evaluation.model import evaluate
+    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+    from treestrap.supervised.convert import network_parameters
+
+    model = build_model(ModelSpec("mlp", 769, hidden=(8,)), seed=0)
+    gen = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for p in model.net.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.2)
+    ev = NetworkModel(*network_parameters(model, "bitboard")).evaluator()
+    hyper = ReplayHyper(capacity=4000, batch=32, nodes=200, steps=5, lr=0.05)
+    trainer = ReplayTrainer(model, ev, lambda m: network_parameters(m, "bitboard")[1], hyper)
+    mm = MinimaxSearch(capacity=100_000, limits=MinimaxLimits(max_qnodes_per_leaf=30))
+    pos = parse_fen(chess.STARTING_FEN)
+    probe = [parse_fen(f) for f in random_positions(5, seed=9)]
+    before = [evaluate(p, ev) for p in probe]
+    for _ in range(6):
+        result = mm.search(pos, ev, 2)
+        assert not result.stopped
+        loss = trainer.learn_from_tree(mm.tree)
+        assert np.isfinite(loss)
+        for p in [*probe, pos]:
+            x = torch.from_numpy(dense_features(p, BITBOARD).astype(np.float32))[None]
+            with torch.no_grad():
+                z = model(x)[0].double().numpy()
+            white = CENTIPAWNS_PER_LOGIT * (z[0] - z[2])
+            ref = white if p.st[ST_SIDE] == 0 else -white
+            size = CENTIPAWNS_PER_LOGIT * (abs(z[0]) + abs(z[2])) + 1.0
+            assert abs(evaluate(p, ev) - ref) <= 1e-5 * size
+        make_move(pos, result.best_move)
+    assert trainer.replay.size == 6 * 2 * 200
+    assert [evaluate(p, ev) for p in probe] != before  # the network did learn

@@ -32,8 +32,12 @@ from treestrap.evaluation.features import FeatureSet, get_feature_set
 from treestrap.evaluation.model import NETWORK as NETWORK_KIND
 from treestrap.evaluation.model import Evaluator, evaluate, make_evaluator
 from treestrap.evaluation.network import (
+    H_INPUTS,
+    H_SIZES,
     check_sizes,
+    invalidate_accumulators,
     pack_network,
+    packed_parameters,
     parameter_count,
     quantize_first_layer,
 )
@@ -164,3 +168,19 @@ def describe_network(model: NetworkModel) -> str:
     ]
     lines += [f"{key}: {value}" for key, value in sorted(model.metadata.items())]
     return "\n".join(lines)
+
+
+def update_network_evaluator(ev: Evaluator, params: np.ndarray) -> None:
+    """Write new parameters into a network evaluator in place, so every search holding
+    it sees them (what a learner does after a step): layer 0 is rounded to the exact
+    grid and the accumulators are forgotten (:mod:`treestrap.evaluation.network`)."""
+    if ev.kind != NETWORK_KIND:
+        raise ValueError("not a network evaluator")
+    buf = ev.weights
+    target = packed_parameters(buf)
+    params = np.asarray(params, dtype=np.float64).reshape(-1)
+    if params.shape != target.shape:
+        raise ValueError(f"{params.size} parameters for a network of {target.size}")
+    size0 = int(buf[H_SIZES])
+    target[:] = quantize_first_layer(params, int(buf[H_INPUTS]), size0)
+    invalidate_accumulators(buf)

@@ -21,11 +21,14 @@ upper``) and the input pairs the network evaluator recorded for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.model import Evaluator
+from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import white_win_probability
 from treestrap.search.tree import SearchTree, node_gradient, tree_size
 
@@ -132,3 +135,74 @@ def minibatch_step(
     z.backward(torch.from_numpy(grad).to(z.dtype))
     optimizer.step()  # type: ignore[attr-defined]
     return float(objective_loss(objective, z_np, v).mean())
+
+
+@dataclass
+class ReplayHyper:
+    """Algorithm 7's settings (Serban 2014, chapter 7)."""
+
+    #: Positions kept (each search adds ``2 * nodes``: every node and its flip).
+    capacity: int = 100_000
+    #: Mini-batch size M.
+    batch: int = 64
+    #: Tree nodes K added per search, by increasing depth.
+    nodes: int = 500
+    #: Mini-batch steps after each search.
+    steps: int = 1
+    objective: str = "soft-ce"
+    lr: float = 0.01
+    #: Nesterov momentum (0 = plain SGD).
+    momentum: float = 0.9
+    seed: int = 0
+
+
+class ReplayTrainer:
+    """The learning half of Algorithm 7 around a torch model and the compiled network
+    evaluator the searches use: after each search, :meth:`learn_from_tree` adds the
+    tree's first K nodes to the replay set, takes mini-batch steps, and writes the new
+    parameters into the evaluator in place.
+
+    ``parameters_of(model)`` gives the model's flat network parameters (for the
+    supervised models: :func:`treestrap.supervised.convert.network_parameters`); it is
+    passed in because that conversion lives in a layer above this one.
+    """
+
+    def __init__(
+        self,
+        model: object,
+        evaluator: Evaluator,
+        parameters_of: Callable[[object], np.ndarray],
+        hyper: ReplayHyper | None = None,
+    ) -> None:
+        import torch
+
+        self.hyper = hyper or ReplayHyper()
+        h = self.hyper
+        self.model = model
+        self.evaluator = evaluator
+        self.parameters_of = parameters_of
+        self.replay = ReplaySet(h.capacity)
+        self.rng = np.random.default_rng(h.seed)
+        self.optimizer = torch.optim.SGD(
+            model.parameters(),  # type: ignore[attr-defined]
+            lr=h.lr,
+            momentum=h.momentum,
+            nesterov=h.momentum > 0,
+        )
+        self.sync()
+
+    def sync(self) -> None:
+        """Copy the torch model's parameters into the compiled evaluator."""
+        update_network_evaluator(self.evaluator, self.parameters_of(self.model))
+
+    def learn_from_tree(self, tree: SearchTree) -> float:
+        """Add ``tree``'s first K nodes, take the configured steps, sync; returns the
+        mean mini-batch loss of the steps."""
+        h = self.hyper
+        add_tree(self.replay, tree, h.nodes)
+        losses = [
+            minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
+            for _ in range(h.steps)
+        ]
+        self.sync()
+        return float(np.mean(losses))
