@@ -7,6 +7,7 @@ Building the parser reads only :mod:`treestrap.training.presets` (no numba), so 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,13 @@ from treestrap.commands.arguments import (
     check_backend_arguments,
     int_at_least,
 )
-from treestrap.training.presets import ALGORITHM_NAMES, OBJECTIVES, OPTIMIZERS, PRESETS
+from treestrap.training.presets import (
+    ALGORITHM_NAMES,
+    NETWORK_OBJECTIVES,
+    OBJECTIVES,
+    OPTIMIZERS,
+    PRESETS,
+)
 
 
 def _at_least_one(text: str) -> int:
@@ -117,10 +124,11 @@ def add_parser(sub: Any) -> None:
     )
     t.add_argument(
         "--objective",
-        choices=list(OBJECTIVES),
+        choices=list(dict.fromkeys([*OBJECTIVES, *NETWORK_OBJECTIVES])),
         help="RootStrap/TreeStrap error: squared (the paper's, default), cross-entropy or "
         "squashed (values read as win probabilities: a mate target pulls like about a "
-        "queen, not like 99 pawns)",
+        "queen, not like 99 pawns). With --model, Serban's Table 4.1: squared, "
+        "hard-cross-entropy, soft-cross-entropy (default) or reversed-kl",
     )
     t.add_argument(
         "--step-decay",
@@ -134,9 +142,50 @@ def add_parser(sub: Any) -> None:
         "--init-scale",
         dest="init_scale",
         type=float,
-        help="random initial weights are uniform in [-SCALE, SCALE] (default 1)",
+        help="random initial weights are uniform in [-SCALE, SCALE] (default 1); a "
+        "network's in [-SCALE/sqrt(fan-in), SCALE/sqrt(fan-in)]",
     )
     t.add_argument("--tt-bits", dest="tt_bits", type=int, help="log2 of the table's entries")
+    net = t.add_argument_group(
+        "networks (Serban 2014, Algorithm 7)",
+        "--model trains a network on the bitboard inputs by mini-batches from a replay "
+        "set of minimax-tree positions (algorithm treestrap-mm; --init random or a "
+        "network file of the same layers; --step-size is the learning rate, default "
+        "0.01; --depth caps the trees, --minimax-nodes bounds them)",
+    )
+    net.add_argument(
+        "--model", help="'linear' (default), 'logreg' or 'mlp:H' (H hidden tanh units)"
+    )
+    net.add_argument(
+        "--replay-size",
+        dest="replay_size",
+        type=_at_least_one,
+        metavar="N",
+        help="positions kept in the replay set (default 100000; each node enters twice, "
+        "as searched and colour-flipped)",
+    )
+    net.add_argument(
+        "--batch-size",
+        dest="batch_size",
+        type=_at_least_one,
+        metavar="M",
+        help="mini-batch size (default 64)",
+    )
+    net.add_argument(
+        "--tree-nodes",
+        dest="tree_nodes",
+        type=_at_least_one,
+        metavar="K",
+        help="nodes of each search tree added to the replay set, by increasing depth (default 500)",
+    )
+    net.add_argument("--momentum", type=float, help="Nesterov momentum (default 0.9; 0: plain SGD)")
+    net.add_argument(
+        "--replay-steps",
+        dest="replay_steps",
+        type=_at_least_one,
+        metavar="S",
+        help="mini-batch steps after each search (default 1)",
+    )
     t.add_argument(
         "--minutes",
         type=float,
@@ -163,12 +212,33 @@ def add_parser(sub: Any) -> None:
     t.set_defaults(func=run_train)
 
 
+def _network_run(args: argparse.Namespace) -> bool | str:
+    """Whether the run trains a network (``--model``, or a resumed network run), or a
+    problem to report; options of networks without ``--model`` are refused."""
+    if args.resume:
+        saved = Path(args.resume) / "config.json"
+        try:
+            return json.loads(saved.read_text()).get("model", "linear") != "linear"
+        except (OSError, ValueError, AttributeError):
+            return False  # the run itself says what is wrong with it
+    if args.model is None or args.model == "linear":
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("replay_size", "batch_size", "tree_nodes", "momentum", "replay_steps")
+            if getattr(args, name) is not None
+        ]
+        if given:
+            return f"{', '.join(given)}: options of network runs; give --model logreg or mlp:H"
+        return False
+    return True
+
+
 def run_train(args: argparse.Namespace) -> int:
     import dataclasses
 
     from tqdm import tqdm
 
-    from treestrap.training.config import TrainConfig, apply_preset
+    from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig, apply_preset
     from treestrap.training.run import train
 
     # Before the run exists: a zero limit would make a run that plays no game.
@@ -179,13 +249,25 @@ def run_train(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    network = _network_run(args)
+    if isinstance(network, str):
+        print(f"error: {network}", file=sys.stderr)
+        return 2
+    if network and (args.actors != 1 or args.backend != "local"):
+        print(
+            "error: network runs (--model) play and learn in one process; "
+            "--actors and --backend are for linear runs",
+            file=sys.stderr,
+        )
+        return 2
     if args.resume:
         run_dir = args.resume
         config = TrainConfig(games=args.games or 0)
     else:
         config = TrainConfig()
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = args.out or f"runs/{args.algorithm or config.algorithm}-{stamp}"
+        name = args.model.replace(":", "") if network else args.algorithm or config.algorithm
+        run_dir = args.out or f"runs/{name}-{stamp}"
         print(f"run directory: {run_dir}")
         if args.preset:
             config = apply_preset(config, args.preset)
@@ -220,9 +302,19 @@ def run_train(args: argparse.Namespace) -> int:
                 "step_decay",
                 "init_scale",
                 "tt_bits",
+                "model",
+                "replay_size",
+                "batch_size",
+                "tree_nodes",
+                "momentum",
+                "replay_steps",
             )
             if getattr(args, name) is not None
         }
+        if network:  # what a network run is unless told otherwise
+            overrides.setdefault("algorithm", NETWORK_ALGORITHM)
+            overrides.setdefault("feature_set", "bitboard")
+            overrides.setdefault("objective", "soft-cross-entropy")
         if "freeze" in overrides:
             overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
         if "nodes" in overrides or "clock" in overrides:

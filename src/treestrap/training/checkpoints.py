@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from treestrap.evaluation.network_weights import NetworkModel, save_network
 from treestrap.evaluation.weights import LinearModel, save_weights
 from treestrap.learn.optimizer import Optimizer
 from treestrap.training.config import TrainConfig
@@ -41,7 +42,11 @@ def is_log_checkpoint(games: int) -> bool:
     return games in (1, 2, 5)
 
 
-def with_meta(model: LinearModel, config: TrainConfig, state: RunState) -> LinearModel:
+#: A run's model: linear weights, or a network (``TrainConfig.model``).
+RunModel = LinearModel | NetworkModel
+
+
+def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel:
     model.metadata = {
         "algorithm": config.algorithm,
         "games": state.games,
@@ -50,10 +55,13 @@ def with_meta(model: LinearModel, config: TrainConfig, state: RunState) -> Linea
         "run_state": dataclasses.asdict(state),
         "format_version": FORMAT_VERSION,
     }
+    if isinstance(model, NetworkModel):  # a linear file's metadata stay as they were
+        model.metadata["model"] = config.model
+        model.metadata["objective"] = config.objective
     return model
 
 
-def check_format_version(model: LinearModel, run: Path) -> None:
+def check_format_version(model: RunModel, run: Path) -> None:
     """Refuse weights of a run of another format version, naming both versions: this
     build would misread its state or files."""
     version = model.metadata.get("format_version", FORMAT_VERSION)
@@ -107,11 +115,16 @@ def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
     )
 
 
-def save_run_weights(model: LinearModel, config: TrainConfig, state: RunState, path: Path) -> None:
-    """``save_weights`` with the run's state, an error naming ``path`` (not its temporary)."""
+def save_run_weights(model: RunModel, config: TrainConfig, state: RunState, path: Path) -> None:
+    """``save_weights`` (``save_network`` for a network) with the run's state, an error
+    naming ``path`` (not its temporary)."""
     with naming(path):
-        save_weights(with_meta(model, config, state), path)
+        model = with_meta(model, config, state)
+        if isinstance(model, NetworkModel):
+            save_network(model, path)
+        else:
+            save_weights(model, path)
 
 
-def save_checkpoint(model: LinearModel, config: TrainConfig, state: RunState, run: Path) -> None:
+def save_checkpoint(model: RunModel, config: TrainConfig, state: RunState, run: Path) -> None:
     save_run_weights(model, config, state, run / "checkpoints" / f"game-{state.games:06d}.npz")

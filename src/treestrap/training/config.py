@@ -14,7 +14,11 @@ from treestrap.evaluation.presets import RANDOM_SCALE
 from treestrap.learn.optimizer import OPTIMIZERS
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.learn.targets import OBJECTIVES
-from treestrap.training.presets import PRESETS
+from treestrap.training.presets import NETWORK_OBJECTIVES, PRESETS
+
+#: The fields of a network run (``model`` other than "linear"); a linear run's
+#: ``config.json`` leaves them out, so it reads as it did before networks.
+NETWORK_FIELDS = ("model", "replay_size", "batch_size", "tree_nodes", "momentum", "replay_steps")
 
 
 @dataclass
@@ -76,8 +80,24 @@ class TrainConfig:
     #: TreeStrap: learn only from quiet nodes (search/quiet.py), not from those where a
     #: capture, promotion or check decides the value at once
     quiet_only: bool = False
+    #: "linear" (the feature set's weights, learned by ``algorithm``) or a network on
+    #: the bitboard inputs learned by Serban's Algorithm 7 over full-tree minimax
+    #: trees: "logreg" or "mlp:H" (hidden sizes, "mlp:H1,H2" for two layers)
+    model: str = "linear"
+    #: Algorithm 7: positions kept in the replay set (N; each tree node enters twice,
+    #: as searched and colour-flipped), mini-batch size (M), tree nodes added per
+    #: search by increasing depth (K), Nesterov momentum (0 = plain SGD) and
+    #: mini-batch steps after each search
+    replay_size: int = 100_000
+    batch_size: int = 64
+    tree_nodes: int = 500
+    momentum: float = 0.9
+    replay_steps: int = 1
 
     def validate(self) -> None:
+        if self.model != "linear":
+            self._validate_network()
+            return
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {self.algorithm!r}: {', '.join(ALGORITHMS)}")
         if self.games < 1:
@@ -102,12 +122,87 @@ class TrainConfig:
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {self.optimizer!r}: {', '.join(OPTIMIZERS)}")
         if self.objective not in OBJECTIVES:
+            if self.objective in NETWORK_OBJECTIVES:
+                raise ValueError(
+                    f"objective {self.objective!r} is for networks: give --model "
+                    f"(logreg or mlp:H); linear models take {', '.join(OBJECTIVES)}"
+                )
             raise ValueError(f"unknown objective {self.objective!r}: {', '.join(OBJECTIVES)}")
         if self.step_decay < 0:
             raise ValueError("step decay must be >= 0 games")
         if self.step_size is not None and not self.step_size > 0:
             raise ValueError("step size must be positive")
         frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
+
+    def _validate_network(self) -> None:
+        network_sizes(self.model)
+        if self.algorithm != NETWORK_ALGORITHM:
+            raise ValueError(
+                f"--model {self.model} learns by Serban's Algorithm 7 over minimax trees "
+                f"(--algorithm {NETWORK_ALGORITHM}), not by {self.algorithm}"
+            )
+        if self.feature_set != "bitboard":
+            raise ValueError(f"networks read the bitboard inputs, not {self.feature_set!r}")
+        if self.objective not in NETWORK_OBJECTIVES:
+            raise ValueError(
+                f"objective {self.objective!r} is for linear models; networks take "
+                f"{', '.join(NETWORK_OBJECTIVES)}"
+            )
+        if self.optimizer != "sgd":
+            raise ValueError("networks take SGD with --momentum, not --optimizer")
+        if self.games < 1:
+            raise ValueError("games must be positive")
+        if self.depth is not None and not 1 <= self.depth <= 20:
+            raise ValueError("depth must be in 1..20")
+        if self.minimax_nodes < 1 or self.minimax_qnodes < 0:
+            raise ValueError("minimax nodes must be >= 1 and quiescence nodes >= 0")
+        if self.clock is not None and not self.clock > 0:
+            raise ValueError(f"the clock must be a positive number of seconds, got {self.clock}")
+        if not self.increment >= 0:
+            raise ValueError(f"the clock increment must be >= 0 seconds, got {self.increment}")
+        if self.checkpoint_every < 1:
+            raise ValueError(f"checkpoint every must be >= 1 game, got {self.checkpoint_every}")
+        if self.max_plies < 1:
+            raise ValueError(f"max plies must be >= 1, got {self.max_plies}")
+        if self.step_size is not None and not self.step_size > 0:
+            raise ValueError("step size must be positive")
+        if self.replay_size < 2:
+            raise ValueError(f"replay size must be >= 2 positions, got {self.replay_size}")
+        if self.batch_size < 1 or self.tree_nodes < 1 or self.replay_steps < 1:
+            raise ValueError("batch size, tree nodes and replay steps must be >= 1")
+        if not 0.0 <= self.momentum < 1.0:
+            raise ValueError(f"momentum must be in [0, 1), got {self.momentum}")
+
+    def to_json_dict(self) -> dict[str, object]:
+        """What ``config.json`` holds: every field, less the network ones in a linear
+        run (its file is then byte for byte what it was before networks)."""
+        saved = dataclasses.asdict(self)
+        if self.model == "linear":
+            for name in NETWORK_FIELDS:
+                del saved[name]
+        return saved
+
+
+#: The update rule of network runs: Algorithm 7 learns from full-tree minimax trees.
+NETWORK_ALGORITHM = "treestrap-mm"
+
+
+def network_sizes(spec: str) -> list[int]:
+    """Layer sizes of a ``--model`` network: "logreg" -> [1], "mlp:20" -> [20, 1],
+    "mlp:32,8" -> [32, 8, 1]; ``ValueError`` for anything else."""
+    if spec == "logreg":
+        return [1]
+    if spec.startswith("mlp:"):
+        try:
+            hidden = [int(h) for h in spec[4:].split(",")]
+        except ValueError:
+            hidden = []
+        if hidden and all(1 <= h <= 4096 for h in hidden):
+            return [*hidden, 1]
+    raise ValueError(
+        f"unknown model {spec!r}: linear, logreg or mlp:H (H hidden units, 1..4096; "
+        "mlp:H1,H2 for two hidden layers)"
+    )
 
 
 def apply_preset(config: TrainConfig, name: str) -> TrainConfig:

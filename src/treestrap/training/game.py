@@ -18,7 +18,7 @@ from treestrap.core.position import ST_SIDE
 from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
 from treestrap.learn.base import Step
 from treestrap.play.openings import Opening
-from treestrap.training.learner import Learner
+from treestrap.training.learner import Learner, NetworkLearner
 from treestrap.training.opponents import Opponent
 
 
@@ -47,7 +47,7 @@ class GameSummary:
 
 
 def play_training_game(
-    learner: Learner,
+    learner: Learner | NetworkLearner,
     opponent: Opponent | None,
     opening: Opening,
     number: int,
@@ -114,7 +114,7 @@ def play_training_game(
     game = chess.pgn.Game.from_board(board)
     game.headers.update(
         {
-            "Event": f"treestrap training ({cfg.algorithm})",
+            "Event": f"treestrap training ({_event_model(cfg.algorithm, cfg.model)})",
             "Round": str(number),
             "White": "learner" if (opponent is None or learner_white) else opponent.name,
             "Black": "learner" if (opponent is None or not learner_white) else opponent.name,
@@ -137,3 +137,8 @@ def play_training_game(
         opening=opening.name,
         pgn=str(game),
     )
+
+
+def _event_model(algorithm: str, model: str) -> str:
+    """The Event tag's algorithm, with the network of a network run."""
+    return algorithm if model == "linear" else f"{algorithm}, {model}"

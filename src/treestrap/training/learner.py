@@ -1,20 +1,35 @@
 """The learning player: its model, its update rule and the searches it learns from
 (the training alpha-beta, with the table walk for TreeStrap(alpha-beta), or Serban's
-full-tree minimax)."""
+full-tree minimax). :class:`Learner` learns a linear model; :class:`NetworkLearner` a
+network, by Serban's Algorithm 7 (replay mini-batches from minimax trees)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from treestrap.core.makemove import make_move
 from treestrap.core.position import ST_SIDE, Position, copy_position
-from treestrap.evaluation.model import evaluate_gradient
+from treestrap.evaluation.model import evaluate, evaluate_gradient
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step
+from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step, UpdateStats
+from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.registry import default_step_size, make_algorithm
+from treestrap.learn.replay import (
+    ReplayHyper,
+    ReplayTrainer,
+    network_parameters_of,
+    torch_network,
+)
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
 from treestrap.search.tree import new_tree
 from treestrap.search.tt_walk import walk_tt
-from treestrap.training.config import TrainConfig, frozen_indices
+from treestrap.search.value import VALUE_CLIP
+from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig, frozen_indices
+from treestrap.training.presets import NETWORK_OBJECTIVES
 
 
 class Learner:
@@ -97,4 +112,103 @@ class Learner:
             step.leaf_value = sign * float(lh)
             step.leaf_idx = self.ev.idx[:ln].copy()
             step.leaf_val = sign * self.ev.val[:ln].copy()
+        return result, step
+
+
+#: Algorithm 7's default step (learning rate of the mini-batch SGD), as Serban's
+#: supervised starting points were trained with; ``--step-size`` replaces it.
+NETWORK_STEP_SIZE = 0.01
+
+
+class ReplayAlgorithm:
+    """The update rule of a network run (Serban's Algorithm 7), with the interface
+    the game loop uses: after each search the tree's first K nodes join the replay set
+    and mini-batch steps move the network (:class:`~treestrap.learn.replay.ReplayTrainer`,
+    which also writes the parameters into the searches' evaluator)."""
+
+    name = NETWORK_ALGORITHM
+    search_kind = MINIMAX
+    needs_tree = True
+    needs_leaf = False
+
+    def __init__(self, trainer: ReplayTrainer, seed: int) -> None:
+        self.trainer = trainer
+        self.seed = seed
+        self.stats = UpdateStats()
+        #: no state to save: momentum lives in the torch optimizer (see
+        #: :func:`treestrap.training.run.train` on resuming)
+        self.optimizer = Optimizer(0, trainer.hyper.lr)
+        self.losses: list[float] = []
+
+    def start_game(self, number: int) -> None:
+        # Mini-batches drawn from (seed, game number): a resumed run draws as it would
+        # have (its replay set, though, starts empty).
+        self.trainer.rng = np.random.default_rng([self.seed, number])
+        self.losses = []
+
+    def observe(self, step: Step) -> None:
+        assert step.tree is not None
+        self.losses.append(self.trainer.learn_from_tree(step.tree))
+        target = float(np.clip(step.root_value, -VALUE_CLIP, VALUE_CLIP))
+        self.stats.abs_delta.append(abs(target - step.root_static))
+        self.stats.updates += 1
+
+    def end_game(self, steps: list[Step], outcome: float) -> None:
+        """Nothing at the end of a game: Algorithm 7 learns from every search."""
+
+    def game_metrics(self) -> dict[str, Any]:
+        """What a game's metrics line adds: the mean mini-batch loss and the replay size."""
+        loss = float(np.mean(self.losses)) if self.losses else None
+        return {"replay_loss": loss, "replay_positions": self.trainer.replay.size}
+
+
+class NetworkLearner:
+    """The learning player of a network run: a network (float64 torch for learning,
+    compiled for searching, kept equal), Algorithm 7, and the full-tree minimax search
+    it learns from (iterative deepening within ``minimax_nodes``, at most ``depth``
+    plies when a depth is set)."""
+
+    def __init__(self, config: TrainConfig, model: NetworkModel) -> None:
+        self.config = config
+        self.sizes = list(model.sizes)
+        self.metadata = dict(model.metadata)
+        self.ev = model.evaluator()
+        self.net = torch_network(self.sizes, model.weights)
+        hyper = ReplayHyper(
+            capacity=config.replay_size,
+            batch=config.batch_size,
+            nodes=config.tree_nodes,
+            steps=config.replay_steps,
+            objective=NETWORK_OBJECTIVES[config.objective],
+            lr=config.step_size or NETWORK_STEP_SIZE,
+            momentum=config.momentum,
+            seed=config.seed,
+        )
+        trainer = ReplayTrainer(self.net, self.ev, network_parameters_of, hyper)
+        self.algorithm = ReplayAlgorithm(trainer, config.seed)
+        limits = MinimaxLimits(
+            max_nodes=config.minimax_nodes, max_qnodes_per_leaf=config.minimax_qnodes
+        )
+        capacity = config.minimax_nodes * (config.minimax_qnodes + 1) + 1
+        self.minimax = MinimaxSearch(capacity=min(capacity, 2_000_000), limits=limits)
+        self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
+
+    def model(self) -> NetworkModel:
+        """The network as it stands (a weight file's model)."""
+        return NetworkModel(self.sizes, network_parameters_of(self.net), dict(self.metadata))
+
+    def search(self, pos: Position, node_budget: int | None) -> tuple[SearchResult, Step]:
+        # The node budget of a clock is not used: the minimax tree's own budget
+        # (minimax_nodes) bounds the search, as for treestrap-mm's linear runs.
+        result = self.minimax.search_budget(pos, self.ev, self.config.depth or 32)
+        empty = np.zeros(0)
+        step = Step(
+            color=int(pos.st[ST_SIDE]),
+            root_value=result.value,
+            root_static=float(evaluate(pos, self.ev)),
+            root_idx=empty.astype(np.int64),
+            root_val=empty,
+            tree=self.minimax.tree,
+            predicted_reply=result.pv[1] if len(result.pv) > 1 else 0,
+        )
         return result, step

@@ -22,6 +22,15 @@ OPTIMIZERS = ("sgd", "adagrad", "adam")
 #: RootStrap/TreeStrap errors (``treestrap.learn.targets`` computes them).
 OBJECTIVES = ("squared", "cross-entropy", "squashed")
 
+#: Network objectives (Serban 2014, Table 4.1) by their command-line names, each with
+#: its name in ``treestrap.learn.objectives_network``; taken only with ``--model``.
+NETWORK_OBJECTIVES = {
+    "squared": "squared",
+    "hard-cross-entropy": "hard-ce",
+    "soft-cross-entropy": "soft-ce",
+    "reversed-kl": "reverse-kl",
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
     # Veness et al. 2009, section 6: 1m+1s Fischer clocks with learning time charged to
     # the clock, greedy moves after a small book, small random initial weights.

@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.weights import LinearModel
-from treestrap.training.checkpoints import RunState
+from treestrap.training.checkpoints import RunModel, RunState
 from treestrap.training.files import append_synced, naming
 from treestrap.training.game import GameSummary
 
@@ -83,7 +82,7 @@ def _pgn_end(data: bytes, games_done: int) -> int:
     return end
 
 
-def metrics_row(summary: GameSummary, model: LinearModel, state: RunState) -> dict[str, Any]:
+def metrics_row(summary: GameSummary, model: RunModel, state: RunState) -> dict[str, Any]:
     w = model.weights
     row: dict[str, Any] = {
         "game": summary.number,

@@ -21,11 +21,19 @@ never counts one twice. A run killed before its first weights resumes from game 
 Every write names its file when it fails (a full disk, a read-only directory) and
 leaves the run as resumable as a kill does. Openings are drawn from (seed, game number),
 so a run by depth or nodes is deterministic and resumes into the same games.
+
+Network runs (``TrainConfig.model`` "logreg" or "mlp:H", Serban's Algorithm 7 through
+:class:`~treestrap.training.learner.NetworkLearner`) keep the same layout, with network
+weight files as ``weights.npz`` and checkpoints. Their learning state beyond the weights
+is not saved: the replay set (up to ``replay_size`` positions of 769 inputs, tens of
+megabytes, rewritten after every game) and the Nesterov momentum start afresh when a
+run resumes, so a resumed network run does not repeat an uninterrupted one exactly (its
+mini-batches are still drawn from (seed, game number)). Their metrics lines add the
+mean mini-batch loss (``replay_loss``) and the replay set's size.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -35,11 +43,14 @@ from typing import Any
 
 import numpy as np
 
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model, random_model
-from treestrap.evaluation.weights import LinearModel, load_weights
+from treestrap.evaluation.weights import load_weights
 from treestrap.learn.optimizer import Optimizer
+from treestrap.learn.replay import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
+    RunModel,
     RunState,
     check_format_version,
     is_log_checkpoint,
@@ -48,26 +59,73 @@ from treestrap.training.checkpoints import (
     save_optimizer_state,
     save_run_weights,
 )
-from treestrap.training.config import TrainConfig
+from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
-from treestrap.training.learner import Learner
+from treestrap.training.learner import Learner, NetworkLearner
 from treestrap.training.opponents import Opponent, make_opponent, update_ladder
 from treestrap.training.records import append_record, metrics_row, truncate_records
 
 
-def _initial_model(config: TrainConfig) -> LinearModel:
+def _initial_model(config: TrainConfig) -> RunModel:
+    if config.model != "linear":
+        return _initial_network(config)
     if config.init == "random":
         return random_model(config.feature_set, seed=config.seed, scale=config.init_scale)
     if config.init == "hand-set":
         return hand_set_model(config.feature_set)
     model = load_weights(config.init)
+    if isinstance(model, NetworkModel):
+        raise ValueError(
+            f"{config.init}: a network weight file ({model.describe()}), and "
+            f"{config.algorithm} learns linear weights: train a network with --model "
+            f"{_model_spec(model)}"
+        )
     if model.feature_set.name != config.feature_set:
         raise ValueError(
             f"initial weights are for feature set {model.feature_set.name!r}, "
             f"not {config.feature_set!r}"
         )
     return model
+
+
+def _model_spec(model: NetworkModel) -> str:
+    """The ``--model`` value of a network: "logreg" or "mlp:20"."""
+    hidden = model.sizes[:-1]
+    return "mlp:" + ",".join(map(str, hidden)) if hidden else "logreg"
+
+
+def _initial_network(config: TrainConfig) -> NetworkModel:
+    """A network run's start: random (seeded) or a network weight file of the same
+    layers (``treestrap supervised convert --network`` makes one from a supervised
+    model)."""
+    sizes = network_sizes(config.model)
+    if config.init == "random":
+        params = random_network_parameters(sizes, config.seed, config.init_scale)
+        return NetworkModel(sizes, params)
+    if config.init == "hand-set":
+        raise ValueError(
+            "--init hand-set is linear weights; a network starts from 'random' or a network file"
+        )
+    model = load_weights(config.init)
+    if not isinstance(model, NetworkModel):
+        raise ValueError(
+            f"{config.init}: linear weights (feature set {model.feature_set.name!r}), and "
+            f"--model {config.model} needs a network weight file (treestrap supervised "
+            "convert --network, or --init random)"
+        )
+    if model.sizes != sizes:
+        raise ValueError(
+            f"{config.init}: a network of layers {model.sizes} ({_model_spec(model)}), "
+            f"not the {config.model} of --model"
+        )
+    return model
+
+
+def _check_model_kind(model: RunModel, config: TrainConfig, path: Path) -> None:
+    """Refuse a run's weights of the other kind than its config (a damaged run)."""
+    if isinstance(model, NetworkModel) != (config.model != "linear"):
+        raise ValueError(f"{path}: its weights are not the {config.model} model of the run")
 
 
 def _saved_config(run: Path, games: int) -> TrainConfig:
@@ -90,7 +148,7 @@ class OpenedRun:
     config: TrainConfig
     run: Path
     book: list[Opening]
-    model: LinearModel
+    model: RunModel
     state: RunState
 
     @property
@@ -117,10 +175,11 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
         if weights.exists():
             raise ValueError(f"{run} already holds a run: use --resume or another directory")
         run.mkdir(parents=True, exist_ok=True)
-        write_atomic(run / "config.json", json.dumps(dataclasses.asdict(config), indent=2))
+        write_atomic(run / "config.json", json.dumps(config.to_json_dict(), indent=2))
     if resume and weights.exists():
         model = load_weights(weights)
         check_format_version(model, run)  # before its state is read or its records cut
+        _check_model_kind(model, config, weights)
         state = RunState(**model.metadata.get("run_state", {}))
         truncate_records(run, state.games)
     else:
@@ -196,7 +255,11 @@ def train(
     started = time.monotonic()
     opened = open_run(config, run_dir, resume)
     config, state = opened.config, opened.state
-    learner = Learner(config, opened.model)
+    learner: Learner | NetworkLearner
+    if isinstance(opened.model, NetworkModel):
+        learner = NetworkLearner(config, opened.model)
+    else:
+        learner = Learner(config, opened.model)
     load_optimizer_state(opened.run, state.games, learner.algorithm.optimizer)
     opponent = make_opponent(config, state.elo)
     try:
@@ -207,7 +270,11 @@ def train(
             opening, learner_white = game_opening(config, opened.book, number)
             learner.algorithm.start_game(number)
             summary = play_training_game(learner, opponent, opening, number, learner_white)
-            commit_game(opened, summary, learner.algorithm.optimizer, opponent)
+            extra = None
+            if isinstance(learner, NetworkLearner):
+                opened.model = learner.model()  # the weights to write: the network now
+                extra = learner.algorithm.game_metrics()
+            commit_game(opened, summary, learner.algorithm.optimizer, opponent, extra)
             if on_game:
                 on_game(summary, state)
     finally:
