@@ -99,17 +99,25 @@ def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     return out
 
 
-def add_tree(replay: ReplaySet, tree: SearchTree, k: int) -> int:
-    """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips);
-    returns the number of tree nodes added. The tree must come from a search with a
-    network evaluator (its feature pairs are the network's inputs)."""
+def tree_samples(tree: SearchTree, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``k`` nodes of ``tree`` by increasing ply, as replay samples: their
+    ``bitboard`` rows (uint8) and side-to-move minimax values (nodes without a finite
+    value left out). The tree must come from a search with a network evaluator (its
+    feature pairs are the network's inputs)."""
     n = tree_size(tree)
     order = np.argsort(tree.ply[:n], kind="stable")[:k]
     values = tree.lower[order]
     keep = np.isfinite(values)
     order = order[keep]
-    replay.add(tree_inputs(tree, order), values[keep])
-    return len(order)
+    return tree_inputs(tree, order), values[keep].astype(np.float64)
+
+
+def add_tree(replay: ReplaySet, tree: SearchTree, k: int) -> int:
+    """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips);
+    returns the number of tree nodes added (see :func:`tree_samples`)."""
+    inputs, values = tree_samples(tree, k)
+    replay.add(inputs, values)
+    return len(values)
 
 
 def minibatch_step(
@@ -200,8 +208,14 @@ class ReplayTrainer:
     def learn_from_tree(self, tree: SearchTree) -> float:
         """Add ``tree``'s first K nodes, take the configured steps, sync; returns the
         mean mini-batch loss of the steps."""
+        inputs, values = tree_samples(tree, self.hyper.nodes)
+        return self.learn_from_samples(inputs, values)
+
+    def learn_from_samples(self, inputs: np.ndarray, values: np.ndarray) -> float:
+        """:meth:`learn_from_tree` for one search's samples (:func:`tree_samples`) made
+        elsewhere, as a distributed run's actors ship them: add, step, sync."""
         h = self.hyper
-        add_tree(self.replay, tree, h.nodes)
+        self.replay.add(inputs, values)
         losses = [
             minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
             for _ in range(h.steps)
