@@ -158,7 +158,6 @@ def weight_files(tmp_path_factory) -> dict[str, Path]:
         (["--objective", "reversed-kl"], "is for networks: give --model"),
         (["--model", "cnn"], "unknown model 'cnn'"),
         (["--tree-nodes", "10"], "options of network runs"),
-        (["--model", "mlp:8", "--actors", "2"], "one process"),
     ],
 )
 def test_mismatched_models_and_options_are_refused_with_one_error_line(

@@ -253,13 +253,6 @@ def run_train(args: argparse.Namespace) -> int:
     if isinstance(network, str):
         print(f"error: {network}", file=sys.stderr)
         return 2
-    if network and (args.actors != 1 or args.backend != "local"):
-        print(
-            "error: network runs (--model) play and learn in one process; "
-            "--actors and --backend are for linear runs",
-            file=sys.stderr,
-        )
-        return 2
     if args.resume:
         run_dir = args.resume
         config = TrainConfig(games=args.games or 0)

@@ -1,21 +1,54 @@
 """A self-play actor: a :class:`~treestrap.training.learner.Learner` of its own (model,
 searches, learning rule) that plays the games the learner hands out and ships back each
-game with its updates. Backends host it in a process or a Ray actor."""
+game with its updates. Backends host it in a process or a Ray actor.
+
+A network run's actor holds a :class:`~treestrap.training.learner.NetworkLearner` but
+learns nothing itself: it searches with the newest network it was sent and ships every
+search's replay samples (:class:`SampleRecorder`); the learner takes the mini-batch steps.
+"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
 from treestrap.distributed.messages import Job, Played
-from treestrap.distributed.updates import RecordingOptimizer
+from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
 from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.network_weights import NetworkModel, update_network_evaluator
 from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.base import Step
+from treestrap.learn.replay import random_network_parameters, tree_samples
 from treestrap.play.openings import load_openings
-from treestrap.training.config import TrainConfig
+from treestrap.search.value import VALUE_CLIP
+from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.game import play_training_game
-from treestrap.training.learner import Learner
+from treestrap.training.learner import Learner, NetworkLearner, ReplayAlgorithm
 from treestrap.training.opponents import Opponent, UciOpponent, make_opponent
 from treestrap.training.run import game_opening
+
+
+class SampleRecorder(ReplayAlgorithm):
+    """A network actor's update rule: :class:`ReplayAlgorithm`'s interface, keeping each
+    search's first K tree nodes as a :class:`ReplaySample` instead of learning from them."""
+
+    def __init__(self, algorithm: ReplayAlgorithm) -> None:
+        super().__init__(algorithm.trainer, algorithm.seed)
+        self.samples: list[Record] = []
+
+    def observe(self, step: Step) -> None:
+        assert step.tree is not None
+        inputs, values = tree_samples(step.tree, self.trainer.hyper.nodes)
+        self.samples.append(ReplaySample(inputs, values))
+        target = float(np.clip(step.root_value, -VALUE_CLIP, VALUE_CLIP))
+        self.stats.abs_delta.append(abs(target - step.root_static))
+        self.stats.updates += 1
+
+    def take(self) -> list[Record]:
+        """The samples since the last call, in search order."""
+        samples, self.samples = self.samples, []
+        return samples
 
 
 class Actor:
@@ -24,21 +57,35 @@ class Actor:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         self.book = load_openings(config.openings)
-        feature_set = get_feature_set(config.feature_set)
-        model = LinearModel(feature_set, np.zeros(feature_set.size))
-        self.learner = Learner(config, model)
-        self.recorder = RecordingOptimizer(self.learner.algorithm.optimizer)
-        self.learner.algorithm.optimizer = self.recorder
+        self.learner: Learner | NetworkLearner
+        self.recorder: RecordingOptimizer | SampleRecorder
+        if config.model != "linear":
+            sizes = network_sizes(config.model)
+            network = NetworkModel(sizes, random_network_parameters(sizes, config.seed))
+            # The actor keeps no replay set (the learner does): the smallest one.
+            self.learner = NetworkLearner(replace(config, replay_size=2), network)
+            self.recorder = SampleRecorder(self.learner.algorithm)
+            self.learner.algorithm = self.recorder
+        else:
+            feature_set = get_feature_set(config.feature_set)
+            model = LinearModel(feature_set, np.zeros(feature_set.size))
+            self.learner = Learner(config, model)
+            self.recorder = RecordingOptimizer(self.learner.algorithm.optimizer)
+            self.learner.algorithm.optimizer = self.recorder
         self.opponent: Opponent | None = None
         self.opponent_made = False
         self.version = -1
 
     def play(self, job: Job) -> Played:
         if job.weights is not None:
-            # In place: the compiled evaluator shares this array.
-            self.learner.model.weights[...] = job.weights
-            if job.optimizer_state:
-                self.recorder.load_state(job.optimizer_state)
+            if isinstance(self.learner, NetworkLearner):
+                update_network_evaluator(self.learner.ev, job.weights)
+            else:
+                # In place: the compiled evaluator shares this array.
+                self.learner.model.weights[...] = job.weights
+                if job.optimizer_state:
+                    assert isinstance(self.recorder, RecordingOptimizer)
+                    self.recorder.load_state(job.optimizer_state)
             self.version = job.version
         if not self.opponent_made:
             self.opponent = make_opponent(self.config, job.elo)

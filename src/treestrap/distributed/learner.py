@@ -14,6 +14,13 @@ published them), ``staleness`` (games committed since), its ``actor`` slot and t
 With one actor and publication after every game (the default) the actor always plays
 with the learner's weights, and the records replay its own updates, so the run's
 weights equal those of a one-process run bit for bit.
+
+Network runs (``--model``, Serban's Algorithm 7): actors ship each search's replay
+samples; the learner's :class:`~treestrap.training.learner.NetworkLearner` adds them to
+its replay set in the order games arrive, taking the configured mini-batch steps after
+each search's samples (drawn from (seed, game number) as a one-process run draws them),
+and publishes the network's parameters every K games. Its metrics lines add
+``replay_loss`` and ``replay_positions`` as a one-process network run's do.
 """
 
 from __future__ import annotations
@@ -21,19 +28,21 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from treestrap.distributed.backend import Backend
 from treestrap.distributed.messages import Job, Played
-from treestrap.distributed.updates import apply_updates
+from treestrap.distributed.updates import ReplaySample, apply_updates
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.learn.optimizer import Optimizer, make_optimizer
 from treestrap.learn.registry import default_step_size
 from treestrap.training.checkpoints import RunState, load_optimizer_state
 from treestrap.training.config import TrainConfig
 from treestrap.training.game import GameSummary
+from treestrap.training.learner import NetworkLearner
 from treestrap.training.opponents import UciOpponent, make_opponent
 from treestrap.training.run import OpenedRun, commit_game, open_run
 
@@ -119,12 +128,17 @@ def run_learner(
     stats = stats if stats is not None else LearnerStats()
     if state.games >= config.games:
         return state  # finished already: no actor to start
-    optimizer = learner_optimizer(config, model.weights.shape[0])
+    network = NetworkLearner(config, model) if isinstance(model, NetworkModel) else None
+    optimizer = (
+        network.algorithm.optimizer
+        if network is not None
+        else learner_optimizer(config, model.weights.shape[0])
+    )
     load_optimizer_state(opened.run, state.games, optimizer)
     ladder = _LadderLevel(state.elo) if config.ladder and state.elo is not None else None
     if config.opponent != "self":
         make_opponent(config, state.elo).close()  # a missing engine fails here, once
-    published = _publish(state, model.weights, optimizer)
+    published = _publish(state, opened.model.weights, optimizer)
     has = [-1] * backend.count  # the weight version each slot holds
     in_flight: dict[int, Job] = {}
     ticket = state.games + 1
@@ -168,13 +182,13 @@ def run_learner(
                     continue
                 deaths = 0
                 t0 = time.perf_counter()
-                summary = _commit(opened, played, slot, optimizer, ladder)
+                summary = _commit(opened, played, slot, optimizer, ladder, network)
                 stats.updates += len(played.updates)
                 stats.update_bytes += played.update_bytes
                 stats.games += 1
                 stats.nodes += summary.nodes
                 if state.games % publish_every == 0:
-                    published = _publish(state, model.weights, optimizer)
+                    published = _publish(state, opened.model.weights, optimizer)
                 stats.learner_seconds += time.perf_counter() - t0
                 if on_game:
                     on_game(summary, state)
@@ -193,11 +207,18 @@ def _commit(
     slot: int,
     optimizer: Optimizer,
     ladder: UciOpponent | None,
+    network: NetworkLearner | None = None,
 ) -> GameSummary:
-    """Apply ``played``'s updates and commit it as the run's next game."""
+    """Apply ``played``'s updates (a network run's: learn from its replay samples) and
+    commit it as the run's next game."""
     state = opened.state
     number = state.games + 1
-    apply_updates(optimizer, opened.model.weights, played.updates)
+    learned: dict[str, object] = {}
+    if network is not None:
+        learned = learn_samples(network, number, played.updates)
+        opened.model = network.model()  # the weights to write: the network now
+    else:
+        apply_updates(optimizer, opened.model.weights, played.updates)
     summary = replace(
         played.summary,
         number=number,
@@ -208,9 +229,25 @@ def _commit(
         "staleness": state.games - played.version,
         "actor": slot,
         "ticket": played.ticket,
+        **learned,
     }
     commit_game(opened, summary, optimizer, ladder, extra)
     return summary
+
+
+def learn_samples(
+    network: NetworkLearner, number: int, samples: Sequence[object]
+) -> dict[str, object]:
+    """Game ``number``'s learning in a network run: each search's replay samples join
+    the replay set in order, each followed by the configured mini-batch steps (as
+    :meth:`~treestrap.learn.replay.ReplayTrainer.learn_from_tree` does after a search);
+    returns the metrics a network game's line adds."""
+    algorithm = network.algorithm
+    algorithm.start_game(number)
+    for sample in samples:
+        assert isinstance(sample, ReplaySample)
+        algorithm.losses.append(algorithm.trainer.learn_from_samples(sample.inputs, sample.values))
+    return algorithm.game_metrics()
 
 
 def make_backend(name: str, actors: int, address: str | None = None) -> Backend:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treestrap.distributed.updates import Update
+from treestrap.distributed.updates import Record
 from treestrap.training.game import GameSummary
 
 
@@ -20,7 +20,8 @@ class Job:
     ticket: int
     #: games the learner had applied when it published the weights below
     version: int
-    #: the published weights, or None when the actor already has this version
+    #: the published weights (a network run's: its flat parameters), or None when the
+    #: actor already has this version
     weights: np.ndarray | None = None
     #: an adaptive optimizer's state published with the weights (empty for sgd)
     optimizer_state: dict[str, np.ndarray] | None = None
@@ -30,12 +31,13 @@ class Job:
 
 @dataclass
 class Played:
-    """One finished game and every update its searches made, in order."""
+    """One finished game and every update its searches made, in order (a network
+    run's: every search's replay samples)."""
 
     ticket: int
     version: int
     summary: GameSummary
-    updates: list[Update]
+    updates: list[Record]
 
     @property
     def update_bytes(self) -> int:

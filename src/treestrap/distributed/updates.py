@@ -7,6 +7,12 @@ search sees it, as in a one-process run) and keeps it as an :class:`Update`: the
 schedule's factor and the non-zero entries. Replaying the same records through the same
 optimizer from the same weights gives the same weights, bit for bit; that is how the
 learner stays in step with a single actor.
+
+A network run (Serban's Algorithm 7) ships no weight change: its actors search with the
+newest network they were sent and ship each search's replay samples
+(:class:`ReplaySample`: the tree's first K nodes, inputs and values, as
+:func:`treestrap.learn.replay.tree_samples` takes them), which the learner adds to its
+replay set, taking the mini-batch steps itself.
 """
 
 from __future__ import annotations
@@ -29,6 +35,22 @@ class Update:
     @property
     def nbytes(self) -> int:
         return int(self.idx.nbytes + self.val.nbytes) + 8
+
+
+@dataclass(frozen=True)
+class ReplaySample:
+    """One search's replay samples: ``bitboard`` rows (uint8) and side-to-move values."""
+
+    inputs: np.ndarray
+    values: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.inputs.nbytes + self.values.nbytes)
+
+
+#: What an actor ships per search: a linear rule's update, or a network run's samples.
+Record = Update | ReplaySample
 
 
 class RecordingOptimizer(Optimizer):
@@ -67,10 +89,11 @@ class RecordingOptimizer(Optimizer):
         return records
 
 
-def apply_updates(optimizer: Optimizer, weights: np.ndarray, updates: list[Update]) -> None:
+def apply_updates(optimizer: Optimizer, weights: np.ndarray, updates: list[Record]) -> None:
     """Apply ``updates`` to ``weights`` in order, through ``optimizer`` (as the actor did)."""
     dense = np.zeros_like(weights)
     for update in updates:
+        assert isinstance(update, Update)
         dense[update.idx] = update.val
         optimizer.scale = update.scale
         optimizer.apply(weights, dense)

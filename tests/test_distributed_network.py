@@ -1,0 +1,150 @@
+"""Network runs (``train --model``, Serban's Algorithm 7) as self-play actors and one
+learner: the actors ship replay samples, the learner adds them in arrival order, takes
+the mini-batch steps and publishes the network. A tiny two-actor run through the command
+line writes loadable network checkpoints and weight versions; the learner's replay set
+holds exactly what the actors shipped; a Ray run completes."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import require
+
+from treestrap.cli import main
+from treestrap.distributed.backend import Outcome
+from treestrap.distributed.learner import LearnerStats, train_distributed
+from treestrap.distributed.local import LocalBackend
+from treestrap.distributed.updates import ReplaySample
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.weights import load_weights
+from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig
+
+torch.set_num_threads(1)
+
+#: Depth-limited minimax trees of a few hundred nodes, short games.
+TINY = [
+    "--model",
+    "mlp:8",
+    "--depth",
+    "1",
+    "--minimax-nodes",
+    "300",
+    "--minimax-qnodes",
+    "20",
+    "--max-plies",
+    "16",
+    "--tree-nodes",
+    "40",
+    "--batch-size",
+    "16",
+    "--replay-size",
+    "100000",
+]
+
+
+def tiny(games: int) -> TrainConfig:
+    return TrainConfig(
+        games=games,
+        seed=3,
+        model="mlp:8",
+        algorithm=NETWORK_ALGORITHM,
+        feature_set="bitboard",
+        objective="soft-cross-entropy",
+        depth=1,
+        minimax_nodes=300,
+        minimax_qnodes=20,
+        max_plies=16,
+        tree_nodes=40,
+        batch_size=16,
+        replay_size=100_000,
+        checkpoint_every=2,
+    )
+
+
+def metric_rows(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_a_two_actor_mlp_run_writes_network_checkpoints_and_weight_versions(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    assert main(["train", *TINY, "--games", "3", "--actors", "2", "--out", str(run)]) == 0
+    start = load_weights(run / "checkpoints" / "game-000000.npz")
+    after = load_weights(run / "weights.npz")
+    assert isinstance(start, NetworkModel) and isinstance(after, NetworkModel)
+    assert after.sizes == [8, 1] and after.metadata["run_state"]["games"] == 3
+    assert not np.array_equal(start.weights, after.weights)  # the learner learned
+    for n in (1, 2, 3):
+        assert isinstance(load_weights(run / "checkpoints" / f"game-{n:06d}.npz"), NetworkModel)
+    rows = metric_rows(run)
+    assert [r["game"] for r in rows] == [1, 2, 3]
+    assert {r["actor"] for r in rows} == {0, 1}
+    assert all(r["weights_version"] <= r["game"] - 1 for r in rows)
+    assert all(np.isfinite(r["replay_loss"]) and r["replay_positions"] > 0 for r in rows)
+    assert sorted(r["ticket"] for r in rows) == [1, 2, 3]
+
+
+class CountingBackend(LocalBackend):
+    """Local actors, counting the replay samples (tree nodes) each game ships."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.shipped: list[int] = []
+
+    def wait(self) -> list[Outcome]:
+        outcomes = super().wait()
+        for _, played in outcomes:
+            if played is not None:
+                assert played.updates and all(isinstance(s, ReplaySample) for s in played.updates)
+                self.shipped.append(sum(len(s.values) for s in played.updates))  # type: ignore[union-attr]
+        return outcomes
+
+
+def test_the_learners_replay_set_holds_what_the_actors_shipped(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    backend = CountingBackend(2)
+    stats = LearnerStats()
+    state = train_distributed(
+        tiny(4), str(run), actors=2, backend=backend, publish_every=2, stats=stats
+    )
+    assert state.games == 4 and len(backend.shipped) == 4
+    rows = metric_rows(run)
+    # Every node enters with its colour flip, in the order the games were committed.
+    assert [r["replay_positions"] for r in rows] == list(2 * np.cumsum(backend.shipped))
+    assert stats.updates == sum(r["searches"] for r in rows)  # one sample record a search
+    assert stats.update_bytes > 0
+    # Published at the start and after game 2: versions 0 and 2 only.
+    assert {r["weights_version"] for r in rows} <= {0, 2}
+    assert stats.weight_sends >= 2
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[None]:
+    require(importlib.util.find_spec("ray") is not None, "ray is not installed (.[ray])")
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def test_a_ray_mlp_run_completes(ray_cluster: None, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    config = dataclasses.replace(tiny(2), seed=5)
+    state = train_distributed(config, str(run), actors=2, backend="ray")
+    assert state.games == 2
+    after = load_weights(run / "weights.npz")
+    assert isinstance(after, NetworkModel) and after.metadata["run_state"]["games"] == 2
+    rows = metric_rows(run)
+    assert [r["game"] for r in rows] == [1, 2]
+    assert all("weights_version" in r and r["replay_positions"] > 0 for r in rows)
