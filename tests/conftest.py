@@ -8,10 +8,12 @@ file or engine skips with a clear message on a user's machine but fails under
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,16 @@ def kernels_load_from_cache(_cache_probe_result: str) -> None:
     """Fail (instead of crashing the run) if cached recursive kernels segfault."""
     if _cache_probe_result:
         pytest.fail(_cache_probe_result)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[None]:
+    """A local Ray cluster of 2 CPUs for one test module (the Ray backend's tests)."""
+    require(importlib.util.find_spec("ray") is not None, "ray is not installed (.[ray])")
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
+    try:
+        yield
+    finally:
+        ray.shutdown()

@@ -7,15 +7,11 @@ holds exactly what the actors shipped; a Ray run completes."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
-from conftest import require
 
 from treestrap.cli import main
 from treestrap.distributed.backend import Outcome
@@ -124,18 +120,6 @@ def test_the_learners_replay_set_holds_what_the_actors_shipped(tmp_path: Path) -
     # Published at the start and after game 2: versions 0 and 2 only.
     assert {r["weights_version"] for r in rows} <= {0, 2}
     assert stats.weight_sends >= 2
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    require(importlib.util.find_spec("ray") is not None, "ray is not installed (.[ray])")
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def test_a_ray_mlp_run_completes(ray_cluster: None, tmp_path: Path) -> None:

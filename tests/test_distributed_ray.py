@@ -6,16 +6,12 @@ skip with a message (and fail under CI=true)."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import os
 import signal
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from conftest import require
 from kill_checks import check_training_run
 
 from treestrap.cli import main
@@ -25,18 +21,6 @@ from treestrap.evaluation.weights import load_weights
 from treestrap.play.gamepool import games_run_by
 from treestrap.play.tournament import TournamentConfig, run_tournament
 from treestrap.training.config import TrainConfig, apply_preset
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    require(importlib.util.find_spec("ray") is not None, "ray is not installed (.[ray])")
-    import ray
-
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def tiny(games: int) -> TrainConfig:

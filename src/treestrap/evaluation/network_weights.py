@@ -18,9 +18,6 @@ checkpoint.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +39,7 @@ from treestrap.evaluation.network import (
     quantize_first_layer,
 )
 from treestrap.evaluation.outcome import MAPPING
-from treestrap.evaluation.weights import FORMAT, VERSION, WeightFileError, shared_file_mode
+from treestrap.evaluation.weights import FORMAT, VERSION, WeightFileError, write_weight_file
 
 NETWORK = "network"
 ACTIVATION = "tanh"
@@ -111,19 +108,7 @@ def save_network(model: NetworkModel, path: str | Path) -> None:
         "shape": list(model.weights.shape),
         "metadata": model.metadata,
     }
-    meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            os.chmod(tmp, shared_file_mode())
-            np.savez(fh, weights=model.weights, meta=meta_bytes)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_weight_file(path, model.weights, meta)
 
 
 def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> NetworkModel:

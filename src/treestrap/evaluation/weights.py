@@ -83,6 +83,13 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
         "shape": list(model.weights.shape),
         "metadata": model.metadata,
     }
+    write_weight_file(path, model.weights, meta)
+
+
+def write_weight_file(path: Path, weights: np.ndarray, meta: dict[str, Any]) -> None:
+    """Write a weight file (``weights`` and ``meta`` as JSON bytes) atomically: a
+    temporary file beside ``path``, synced, then renamed over it. Every kind of model
+    saves through this."""
     meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -90,7 +97,7 @@ def save_weights(model: LinearModel, path: str | Path) -> None:
         with os.fdopen(fd, "wb") as fh:
             # mkstemp makes the file 0600; a weight file is shared like any other file.
             os.chmod(tmp, shared_file_mode())
-            np.savez(fh, weights=model.weights, meta=meta_bytes)
+            np.savez(fh, weights=weights, meta=meta_bytes)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
