@@ -21,6 +21,7 @@ from treestrap.commands.arguments import (
 from treestrap.training.presets import (
     ALGORITHM_NAMES,
     NETWORK_OBJECTIVES,
+    NODE_VALUES,
     OBJECTIVES,
     OPTIMIZERS,
     PRESETS,
@@ -121,6 +122,14 @@ def add_parser(sub: Any) -> None:
         help="TreeStrap: learn only from quiet nodes (not in check, no capture or "
         "promotion that wins at once): a linear evaluation cannot see a tactic, and "
         "fitting one teaches it a bonus for the side to move",
+    )
+    t.add_argument(
+        "--node-value",
+        dest="node_value",
+        choices=list(NODE_VALUES),
+        help="TreeStrap(alpha-beta): what a node's search bounds correct: static, H(s) "
+        "(the paper's, default), or quiescence, the node's quiescence value Q(s) through "
+        "its principal quiescence leaf (the value the search itself gives a node)",
     )
     t.add_argument(
         "--objective",
@@ -291,6 +300,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "optimizer",
                 "normalise_step",
                 "quiet_only",
+                "node_value",
                 "objective",
                 "step_decay",
                 "init_scale",

@@ -3,6 +3,11 @@ Algorithm 2, DeltaFromTransTbl): starting at the root, every position whose tabl
 entry has depth >= d is recorded with its bounds, and the walk continues through its
 legal successors. Each node is flagged ``NOISY`` unless it is quiet (``search/quiet.py``).
 
+With ``quiescence`` values a node is recorded with Q(s), its quiescence value, and the
+gradient of H at its principal quiescence leaf, signed for the side to move at ``s``
+(:mod:`treestrap.search.quiescence` says why); a node whose quiescence value is not
+H's (a mate or a draw inside the quiescence search) is flagged ``TERMINAL``.
+
 Unlike a literal recursion, each table entry is recorded once even when several paths
 lead to it (transpositions), so no position is counted twice in an update.
 """
@@ -17,10 +22,45 @@ from treestrap.core.movegen import generate_moves
 from treestrap.core.position import Position, current_key
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import SearchContext
+from treestrap.search.quiescence import quiescence
 from treestrap.search.quiet import is_quiet
-from treestrap.search.tree import NOISY, SearchTree, add_node, reset_tree
+from treestrap.search.tree import NOISY, TERMINAL, SearchTree, add_node, reset_tree
 from treestrap.search.tt import TranspositionTable, tt_probe
-from treestrap.search.value import MAX_PLY
+from treestrap.search.value import MAX_PLY, clip_value
+
+
+@njit
+def _add_quiescence_node(
+    tree: SearchTree,
+    pos: Position,
+    ev: Evaluator,
+    qctx: SearchContext,
+    parent: int,
+    move: int,
+    ply: int,
+    depth: int,
+    flags: int,
+) -> int:
+    """Record ``pos`` with its quiescence value and its principal leaf's signed gradient;
+    returns the node index (-1 if the record is full)."""
+    q = quiescence(pos, ev, qctx)
+    k = qctx.pv_len[0]
+    for j in range(k):
+        make_move(pos, np.int64(qctx.pv[0, j]))
+    node, h = add_node(tree, pos, ev, parent, move, ply, depth, flags)
+    for _ in range(k):
+        unmake_move(pos)
+    if node < 0:
+        return node
+    tree.key[node] = current_key(pos)
+    sign = 1.0 if k % 2 == 0 else -1.0
+    if sign < 0.0:
+        tree.static[node] = -h
+        for j in range(tree.feat_start[node], tree.feat_start[node + 1]):
+            tree.feat_val[j] = -tree.feat_val[j]
+    if q != sign * clip_value(h):
+        tree.flags[node] |= TERMINAL
+    return node
 
 
 @njit
@@ -35,6 +75,8 @@ def _walk(
     move: int,
     min_depth: int,
     stamp: int,
+    use_quiescence: bool,
+    qctx: SearchContext,
 ) -> None:
     slot = tt_probe(tt, current_key(pos))
     if slot < 0 or tt.depth[slot] < min_depth or tt.visit[slot] == stamp:
@@ -42,7 +84,10 @@ def _walk(
     tt.visit[slot] = stamp
     moves = ctx.moves[ply]
     flags = 0 if is_quiet(pos, moves) else NOISY
-    node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], flags)
+    if use_quiescence:
+        node = _add_quiescence_node(tree, pos, ev, qctx, parent, move, ply, tt.depth[slot], flags)
+    else:
+        node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], flags)
     if node < 0:
         return
     tree.lower[node] = tt.lower[slot]
@@ -57,7 +102,9 @@ def _walk(
         # with all these arrays costs more than the probe.
         child = tt_probe(tt, current_key(pos))
         if child >= 0 and tt.depth[child] >= min_depth and tt.visit[child] != stamp:
-            _walk(pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp)
+            _walk(
+                pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp, use_quiescence, qctx
+            )
         unmake_move(pos)
 
 
@@ -68,11 +115,16 @@ def walk_tt(
     tree: SearchTree,
     ctx: SearchContext,
     min_depth: int,
+    quiescence_ctx: SearchContext | None = None,
 ) -> int:
     """Record the entries of depth >= ``min_depth`` reachable from ``pos`` into
-    ``tree`` (reset first); returns the number of nodes recorded. Plain Python on
-    purpose: a compiled caller of a recursive kernel would not load from numba's cache."""
+    ``tree`` (reset first); returns the number of nodes recorded. With
+    ``quiescence_ctx`` (scratch space of its own) nodes carry quiescence values (module
+    docstring). Plain Python on purpose: a compiled caller of a recursive kernel would
+    not load from numba's cache."""
     reset_tree(tree)
     tt.meta[1] += 1
-    _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, int(tt.meta[1]))
+    use_q = quiescence_ctx is not None
+    qctx = quiescence_ctx if quiescence_ctx is not None else ctx
+    _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, int(tt.meta[1]), use_q, qctx)
     return int(tree.meta[0])

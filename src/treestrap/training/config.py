@@ -14,7 +14,7 @@ from treestrap.evaluation.presets import RANDOM_SCALE
 from treestrap.learn.optimizer import OPTIMIZERS
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.learn.targets import OBJECTIVES
-from treestrap.training.presets import NETWORK_OBJECTIVES, PRESETS
+from treestrap.training.presets import NETWORK_OBJECTIVES, NODE_VALUES, PRESETS
 
 #: The fields of a network run (``model`` other than "linear"); a linear run's
 #: ``config.json`` leaves them out, so it reads as it did before networks.
@@ -80,6 +80,11 @@ class TrainConfig:
     #: TreeStrap: learn only from quiet nodes (search/quiet.py), not from those where a
     #: capture, promotion or check decides the value at once
     quiet_only: bool = False
+    #: TreeStrap(alpha-beta): the value each node's bounds are compared with: "static",
+    #: H(s) (the paper), or "quiescence", Q(s) moved through the gradient at its
+    #: principal quiescence leaf (search/quiescence.py: the search evaluates a node by
+    #: Q, and H(s) cannot see the captures at hand)
+    node_value: str = "static"
     #: "linear" (the feature set's weights, learned by ``algorithm``) or a network on
     #: the bitboard inputs learned by Serban's Algorithm 7 over full-tree minimax
     #: trees: "logreg" or "mlp:H" (hidden sizes, "mlp:H1,H2" for two layers)
@@ -132,6 +137,13 @@ class TrainConfig:
             raise ValueError("step decay must be >= 0 games")
         if self.step_size is not None and not self.step_size > 0:
             raise ValueError("step size must be positive")
+        if self.node_value not in NODE_VALUES:
+            raise ValueError(f"unknown node value {self.node_value!r}: {', '.join(NODE_VALUES)}")
+        if self.node_value != "static" and self.algorithm != "treestrap-ab":
+            raise ValueError(
+                f"--node-value {self.node_value} is for treestrap-ab (the table walk), "
+                f"not {self.algorithm}"
+            )
         frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
 
     def _validate_network(self) -> None:

@@ -23,6 +23,7 @@ from treestrap.learn.replay import (
     network_parameters_of,
     torch_network,
 )
+from treestrap.search.context import new_context
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
 from treestrap.search.tree import new_tree
@@ -70,6 +71,8 @@ class Learner:
             else None
         )
         self.walk_tree = new_tree(1 << 16) if self.algorithm.needs_tree else None
+        #: scratch of the quiescence searches that give nodes their Q(s) values
+        self.quiescence_ctx = new_context() if config.node_value == "quiescence" else None
         self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
 
     def search(self, pos: Position, node_budget: int | None) -> tuple[SearchResult, Step]:
@@ -91,6 +94,7 @@ class Learner:
                     self.walk_tree,
                     self.alphabeta.ctx,
                     cfg.min_depth,
+                    self.quiescence_ctx,
                 )
                 tree = self.walk_tree
         h, n = evaluate_gradient(pos, self.ev)

@@ -22,6 +22,9 @@ OPTIMIZERS = ("sgd", "adagrad", "adam")
 #: RootStrap/TreeStrap errors (``treestrap.learn.targets`` computes them).
 OBJECTIVES = ("squared", "cross-entropy", "squashed")
 
+#: What TreeStrap(alpha-beta) compares a node's bounds with (``treestrap.search.tt_walk``).
+NODE_VALUES = ("static", "quiescence")
+
 #: Network objectives (Serban 2014, Table 4.1) by their command-line names, each with
 #: its name in ``treestrap.learn.objectives_network``; taken only with ``--model``.
 NETWORK_OBJECTIVES = {

@@ -1,0 +1,130 @@
+"""A position's quiescence value Q(s) and its principal leaf, for learning.
+
+The training search never evaluates an interior node statically: at its horizon it
+calls a quiescence search, so the heuristic it actually uses at a node ``s`` is
+Q(s), the value of the captures (all evasions in check) from ``s`` down to quiet
+positions, each scored by H. Asking H(s) itself to match a node's search value asks a
+static evaluation to see the captures at hand, and it cannot: with the hand-set
+weights the recorded nodes of depth-3 training searches sit about +220 above their
+static values for the side to move (150 middlegame roots), and the learned weights
+grow into a bonus for whoever is to move. Q(s) against the same bounds is off by +3.
+So TreeStrap's ``--node-value quiescence`` moves Q(s) instead, through the gradient
+of H at the principal quiescence leaf l(s) (as TD-Leaf moves the principal leaf):
+``dQ(s)/dtheta = (-1)^k dH(l(s))/dtheta`` for a leaf ``k`` plies below ``s``.
+
+:func:`quiescence` is the quiescence branch of the training alpha-beta
+(:func:`treestrap.search.training.alphabeta`) with a full window, written as a loop
+over an explicit stack: a recursive kernel may not call another recursive kernel
+(see :mod:`treestrap.core.jit`), and the table walk that calls this one is recursive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treestrap.core.jit import njit
+from treestrap.core.makemove import make_move, unmake_move
+from treestrap.core.movegen import generate_captures, generate_moves
+from treestrap.core.position import ST_HALFMOVE, Position, in_check
+from treestrap.core.status import is_insufficient_material, is_repetition
+from treestrap.evaluation.model import Evaluator
+from treestrap.search.context import SearchContext, update_pv
+from treestrap.search.ordering import pick_next, score_moves
+from treestrap.search.value import INFINITE, MAX_PLY, mated_in, static_value
+
+#: Nodes one quiescence search may visit before the rest of its nodes stand pat: a
+#: safety valve (a typical middlegame node needs tens); it bounds the cost of a pathological
+#: capture sequence, not the value of ordinary ones.
+QUIESCENCE_NODES = 20_000
+
+
+@njit(inline="always")
+def _enter(
+    pos: Position,
+    ev: Evaluator,
+    ctx: SearchContext,
+    ply: int,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    best: np.ndarray,
+    count: np.ndarray,
+    nodes: int,
+) -> bool:
+    """Set up the node at ``ply``; returns True if it is already decided (its value in
+    ``best[ply]``), False if its moves (``count[ply]``) are to be searched."""
+    ctx.pv_len[ply] = 0
+    if ply > 0 and (is_repetition(pos) or is_insufficient_material(pos)):
+        best[ply] = 0.0
+        return True
+    if ply >= MAX_PLY - 1 or nodes >= QUIESCENCE_NODES:
+        best[ply] = static_value(pos, ev)
+        return True
+    moves = ctx.moves[ply]
+    if in_check(pos):
+        n = generate_moves(pos, moves)
+        if n == 0:
+            best[ply] = mated_in(ply)
+            return True
+        if pos.st[ST_HALFMOVE] >= 100:
+            best[ply] = 0.0
+            return True
+        best[ply] = -INFINITE
+    else:
+        if pos.st[ST_HALFMOVE] >= 100:
+            best[ply] = 0.0
+            return True
+        stand = static_value(pos, ev)
+        best[ply] = stand
+        if stand >= beta[ply]:
+            return True
+        if stand > alpha[ply]:
+            alpha[ply] = stand
+        n = generate_captures(pos, moves)
+    score_moves(pos, ctx, ply, n, 0)
+    count[ply] = n
+    return False
+
+
+@njit
+def quiescence(pos: Position, ev: Evaluator, ctx: SearchContext) -> float:
+    """Full-window quiescence value of ``pos`` for the side to move (mate scores count
+    plies from ``pos``); its principal variation is left in
+    ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists and PV table only."""
+    alpha = np.empty(MAX_PLY + 1)
+    beta = np.empty(MAX_PLY + 1)
+    best = np.empty(MAX_PLY + 1)
+    count = np.zeros(MAX_PLY + 1, dtype=np.int64)
+    index = np.zeros(MAX_PLY + 1, dtype=np.int64)
+    played = np.zeros(MAX_PLY + 1, dtype=np.int64)
+    alpha[0] = -INFINITE
+    beta[0] = INFINITE
+    ply = 0
+    nodes = 1
+    done = _enter(pos, ev, ctx, 0, alpha, beta, best, count, nodes)
+    while True:
+        if not done and index[ply] < count[ply]:
+            m = pick_next(ctx, ply, index[ply], count[ply])
+            index[ply] += 1
+            played[ply] = m
+            make_move(pos, m)
+            ply += 1
+            nodes += 1
+            alpha[ply] = -beta[ply - 1]
+            beta[ply] = -alpha[ply - 1]
+            index[ply] = 0
+            done = _enter(pos, ev, ctx, ply, alpha, beta, best, count, nodes)
+            continue
+        # The node at ply is finished: hand its value to the parent.
+        if ply == 0:
+            return best[0]
+        v = -best[ply]
+        unmake_move(pos)
+        ply -= 1
+        done = False
+        if v > best[ply]:
+            best[ply] = v
+            update_pv(ctx, ply, played[ply])
+            if v > alpha[ply]:
+                alpha[ply] = v
+            if v >= beta[ply]:
+                done = True
