@@ -16,6 +16,7 @@ import numpy as np
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.optimizer import decay_factor, make_optimizer
 from treestrap.search.tree import SearchTree
+from treestrap.search.value import VALUE_CLIP
 
 ALPHABETA = "alphabeta"
 MINIMAX = "minimax"
@@ -64,6 +65,10 @@ class Hyper:
     step_decay: float = 0.0
     #: TreeStrap: nodes flagged ``NOISY`` take no part in updates (search/quiet.py)
     quiet_only: bool = False
+    #: TreeStrap: bounds are clipped to +-this before they become targets (the paper:
+    #: the heuristic range, 9900); a smaller clip keeps a found mate from pulling a
+    #: linear evaluation towards 99 pawns (learn/targets.py)
+    target_clip: float = VALUE_CLIP
 
 
 @dataclass

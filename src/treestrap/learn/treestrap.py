@@ -31,6 +31,7 @@ class TreeStrapAlphaBeta(Algorithm):
             self.hyper.normalise,
             self.hyper.objective,
             self.hyper.quiet_only,
+            self.hyper.target_clip,
         )
         self.apply(delta_theta)
         if deltas.size:
