@@ -9,6 +9,7 @@ from test_learn import ETA, MIXED_TREE, bitboard_model, change_after, dense, han
 
 from treestrap.learn.base import Hyper
 from treestrap.learn.optimizer import AdaGrad, Adam, decay_factor, make_optimizer
+from treestrap.learn.targets import bounded_deltas
 from treestrap.learn.treestrap import TreeStrapAlphaBeta
 
 
@@ -130,3 +131,35 @@ def test_step_decay_halves_the_change_after_tau_games(optimizer: str) -> None:
     first, later = change_in_game(1), change_in_game(51)
     assert np.any(first != 0.0)
     assert np.allclose(later, 0.5 * first)
+
+
+def test_target_clip_by_hand() -> None:
+    # Bounds and values are compared as the clip maps them; the error is raw.
+    static = np.array([1500.0, 500.0, 1500.0, 10500.0, -1200.0, 300.0])
+    lower = np.array([9999.0, 9999.0, -np.inf, -np.inf, -np.inf, 100.0])
+    upper = np.array([np.inf, np.inf, 200.0, np.inf, -9999.0, 200.0])
+    clipped = bounded_deltas(static, lower, upper, clip=1000.0)
+    # 1500 with a mate below: already past the clip, no pull. 500: pulled to 1000.
+    # 1500 above a real upper bound of 200: down to it. 10500, unbounded above: no
+    # false bound at the clip. -1200 with a mate against: past -1000, no pull.
+    assert clipped.tolist() == [0.0, 500.0, -1300.0, 0.0, 0.0, -100.0]
+    paper = bounded_deltas(static, lower, upper)  # the paper's clip, 9900
+    assert paper.tolist() == [8400.0, 9400.0, -1300.0, 0.0, -8700.0, -100.0]
+
+
+def test_target_clip_reaches_the_treestrap_update() -> None:
+    tree = hand_tree(MIXED_TREE)
+    wide = change_after(
+        TreeStrapAlphaBeta,
+        bitboard_model(3),
+        Hyper(step_size=ETA),
+        lambda a: a.observe(tree_step(tree)),
+    )
+    narrow = change_after(
+        TreeStrapAlphaBeta,
+        bitboard_model(3),
+        Hyper(step_size=ETA, target_clip=1.0),
+        lambda a: a.observe(tree_step(tree)),
+    )
+    # MIXED_TREE's errors are tens of points: a clip of 1 changes the update.
+    assert np.abs(wide).sum() > 0 and not np.array_equal(wide, narrow)

@@ -68,11 +68,15 @@ def bounded_deltas(
     objective: str = "squared",
     clip: float = VALUE_CLIP,
 ) -> np.ndarray:
-    """One-sided errors: towards the violated bound (clipped to ``+-clip``), 0 inside
-    ``[lower, upper]``."""
+    """One-sided errors: towards the violated bound, 0 inside ``[lower, upper]``.
+
+    Values are compared as the clip maps them (``v -> clip(v, -clip, clip)``, bounds
+    and ``static`` alike): a value beyond the clip agrees with any bound beyond it,
+    so an unbounded side never becomes a bound at the clip."""
     lo = np.clip(lower, -clip, clip)
     hi = np.clip(upper, -clip, clip)
-    target = np.where(static > hi, hi, np.where(static < lo, lo, static))
+    seen = np.clip(static, -clip, clip)
+    target = np.where(seen > hi, hi, np.where(seen < lo, lo, static))
     return objective_deltas(static, target, objective)
 
 
