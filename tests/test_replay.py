@@ -19,10 +19,18 @@ from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_bitboard
 from treestrap.learn.objectives_network import (
     OBJECTIVES,
+    bounded_gradient,
+    bounded_loss,
     objective_gradient,
     objective_loss,
 )
-from treestrap.learn.replay import ReplaySet, add_tree, flip_inputs, minibatch_step
+from treestrap.learn.replay import (
+    ReplaySet,
+    add_tree,
+    flip_inputs,
+    minibatch_step,
+    random_network_parameters,
+)
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import TrainingSearch
 from treestrap.supervised.inputs import flip_bitboard
@@ -104,8 +112,9 @@ def test_replay_set_from_a_minimax_tree_and_its_ring() -> None:
     assert np.array_equal(replay.inputs[0], dense_features(parse_fen(fen), BITBOARD))
     add_tree(replay, mm.tree, 25)  # wraps: the oldest entries are overwritten
     assert replay.size == 60 and replay.next == 40
-    x, v = replay.sample(16, np.random.default_rng(0))
+    x, v, upper = replay.sample(16, np.random.default_rng(0))
     assert x.shape == (16, 769) and x.dtype == np.float32 and np.all((v >= 0) & (v <= 1))
+    assert np.array_equal(v, upper)  # minimax values: exact bounds
 
 
 def _replay_from(fens: list[str], capacity: int) -> ReplaySet:
@@ -181,3 +190,149 @@ def test_a_tiny_self_play_run_keeps_the_compiled_network_equal_to_torch() -> Non
         make_move(pos, result.best_move)
     assert trainer.replay.size == 6 * 2 * 200
     assert [evaluate(p, ev) for p in probe] != before  # the network did learn
+
+
+# TreeStrap(alpha-beta) for networks: the one-sided loss over table bounds.
+
+#: Outputs and bounds (on V = sigmoid(z)) where H lies below, inside and above them.
+Z = np.array([-6.0, -2.0, -0.5, 0.0, 0.4, 1.5, 3.0, 7.0])
+
+
+def _sig(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+@pytest.mark.parametrize(("lo", "hi"), [(0.3, 0.7), (0.0, 0.45), (0.6, 1.0), (0.02, 0.98)])
+def test_one_sided_gradient_is_zero_inside_and_the_objectives_outside(
+    objective: str, lo: float, hi: float
+) -> None:
+    lower, upper = np.full_like(Z, lo), np.full_like(Z, hi)
+    h = _sig(Z)
+    inside = (h >= lo) & (h <= hi)
+    below, above = h < lo, h > hi
+    assert inside.any() and (below | above).any()  # both cases are exercised
+    loss = bounded_loss(objective, Z, lower, upper)
+    grad = bounded_gradient(objective, Z, lower, upper)
+    assert np.all(loss[inside] == 0.0) and np.all(grad[inside] == 0.0)
+    # Outside: the objective towards the violated bound, loss and gradient.
+    np.testing.assert_array_equal(loss[below], objective_loss(objective, Z, lower)[below])
+    np.testing.assert_array_equal(grad[below], objective_gradient(objective, Z, lower)[below])
+    np.testing.assert_array_equal(loss[above], objective_loss(objective, Z, upper)[above])
+    np.testing.assert_array_equal(grad[above], objective_gradient(objective, Z, upper)[above])
+    # And the gradient is the one-sided loss's own (no z here lies within eps of a bound).
+    eps = 1e-6
+    numeric = (
+        bounded_loss(objective, Z + eps, lower, upper)
+        - bounded_loss(objective, Z - eps, lower, upper)
+    ) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    # Moving towards the bound never raises the loss (the objective pulls that way).
+    if objective != "hard-ce":
+        assert np.all(grad[below] <= 0.0) and np.all(grad[above] >= 0.0)
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_exact_bounds_give_the_minimax_loss(objective: str) -> None:
+    for v in (0.0, 1e-9, 0.2, 0.5, 0.83, 1.0):
+        vs = np.full(Z.size + 1, v)
+        # Every z, the one whose H is the target included: an exact sample always pulls.
+        z = np.append(Z, np.log(v / (1 - v)) if 0 < v < 1 else 0.0)
+        np.testing.assert_array_equal(
+            bounded_loss(objective, z, vs, vs), objective_loss(objective, z, vs)
+        )
+        np.testing.assert_array_equal(
+            bounded_gradient(objective, z, vs, vs), objective_gradient(objective, z, vs)
+        )
+
+
+def test_bounds_map_through_the_side_to_move_and_the_flip() -> None:
+    """A side-to-move lower bound bounds V from below when white is to move and from
+    above when black is; unknown bounds become 0 and 1; the flipped copy holds
+    ``[1 - upper, 1 - lower]``."""
+    white = dense_features(parse_fen(chess.STARTING_FEN), BITBOARD)[None]
+    black = dense_features(
+        parse_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"), BITBOARD
+    )[None]
+    replay = ReplaySet(8)
+    replay.add(np.vstack([white, black]), np.array([-400.0, -400.0]), np.array([400.0, np.inf]))
+    p = 10.0 / 11.0  # 400 centipawns for the mover: odds of 10 to 1
+    # Rows: white original, black original, then their flips.
+    # Black to move, at least -400 for black: white's V is at most 10/11.
+    np.testing.assert_allclose(replay.lower[:4], [1 - p, 0.0, 1 - p, 1 - p], rtol=1e-12)
+    np.testing.assert_allclose(replay.upper[:4], [p, p, p, 1.0], rtol=1e-12)
+    assert np.array_equal(replay.inputs[2], flip_inputs(white)[0])
+    assert np.all(replay.lower[:4] <= replay.upper[:4])
+
+
+def _walk_tree(ev, fen: str, depth: int = 3):  # type: ignore[no-untyped-def]
+    from treestrap.search.tree import new_tree
+    from treestrap.search.tt_walk import walk_tt
+
+    search = TrainingSearch(tt_bits=14)
+    search.search(parse_fen(fen), ev, depth)
+    tree = new_tree(20_000, features_per_node=40)
+    walk_tt(parse_fen(fen), ev, search.tt, tree, search.ctx, 1)
+    return search, tree
+
+
+def test_table_walk_samples_carry_their_entries_bounds_and_inputs() -> None:
+    from treestrap.learn.replay import tree_samples
+    from treestrap.search.tree import tree_size
+
+    ev = NetworkModel([8, 1], random_network_parameters([8, 1], seed=2, scale=3.0)).evaluator()
+    fen = random_positions(1, seed=4, min_ply=8)[0]
+    search, tree = _walk_tree(ev, fen)
+    n = tree_size(tree)
+    inputs, lower, upper = tree_samples(tree, 10_000)
+    assert len(lower) == n > 10 and np.all(lower <= upper)
+    assert lower[0] == upper[0] == search.search(parse_fen(fen), ev, 3).value  # the root
+    assert np.any(lower < upper)  # cut nodes: one-sided
+    assert np.any(np.isinf(lower) | np.isinf(upper))
+    assert np.array_equal(inputs[0], dense_features(parse_fen(fen), BITBOARD))
+    replay = ReplaySet(10_000)
+    assert add_tree(replay, tree, 30) == 30 and replay.size == 60
+
+
+def test_replay_state_restores_the_ring_and_the_momentum_exactly() -> None:
+    """A trainer restored from another's state (parameters, replay ring wrapped,
+    momentum built up) takes the same next steps to the same parameters, bit for bit;
+    one given the parameters alone does not."""
+    from treestrap.learn.replay import (
+        ReplayHyper,
+        ReplayTrainer,
+        network_parameters_of,
+        torch_network,
+    )
+
+    sizes = [6, 1]
+    params = random_network_parameters(sizes, seed=5, scale=2.0)
+    hyper = ReplayHyper(capacity=70, batch=16, nodes=25, steps=3, lr=0.05, momentum=0.9)
+
+    def trainer() -> ReplayTrainer:
+        model = NetworkModel(sizes, params)
+        return ReplayTrainer(
+            torch_network(sizes, params), model.evaluator(), network_parameters_of, hyper
+        )
+
+    ev = NetworkModel(sizes, params).evaluator()
+    trees = [_walk_tree(ev, fen)[1] for fen in random_positions(4, seed=6, min_ply=6)]
+    a = trainer()
+    for tree in trees[:2]:
+        a.learn_from_tree(tree)
+    assert a.replay.size == 70 and a.replay.next != 0  # wrapped
+    saved = {k: v.copy() for k, v in a.state().items()}
+    assert saved["momentum"].size == params.size and saved["replay_inputs"].shape == (70, 97)
+    b, fresh = trainer(), trainer()
+    fresh.model.load_state_dict(a.model.state_dict())  # the parameters alone
+    b.load_state(saved)  # the parameters too
+    assert np.array_equal(network_parameters_of(b.model), network_parameters_of(a.model))
+    for name in ("inputs", "lower", "upper"):
+        assert np.array_equal(getattr(b.replay, name), getattr(a.replay, name))
+    assert (b.replay.size, b.replay.next) == (a.replay.size, a.replay.next)
+    for t in (a, b, fresh):
+        t.rng = np.random.default_rng(11)
+        for tree in trees[2:]:
+            t.learn_from_tree(tree)
+    assert np.array_equal(network_parameters_of(b.model), network_parameters_of(a.model))
+    assert not np.array_equal(network_parameters_of(fresh.model), network_parameters_of(a.model))

@@ -34,13 +34,15 @@ class SampleRecorder(ReplayAlgorithm):
     search's first K tree nodes as a :class:`ReplaySample` instead of learning from them."""
 
     def __init__(self, algorithm: ReplayAlgorithm) -> None:
-        super().__init__(algorithm.trainer, algorithm.seed)
+        super().__init__(algorithm.trainer, algorithm.seed, algorithm.name)
         self.samples: list[Record] = []
 
     def observe(self, step: Step) -> None:
         assert step.tree is not None
-        inputs, values = tree_samples(step.tree, self.trainer.hyper.nodes)
-        self.samples.append(ReplaySample(inputs, values))
+        inputs, lower, upper = tree_samples(step.tree, self.trainer.hyper.nodes)
+        # A minimax tree's values are exact: its bounds travel once.
+        exact = np.array_equal(lower, upper)
+        self.samples.append(ReplaySample(inputs, lower, None if exact else upper))
         target = float(np.clip(step.root_value, -VALUE_CLIP, VALUE_CLIP))
         self.stats.abs_delta.append(abs(target - step.root_static))
         self.stats.updates += 1

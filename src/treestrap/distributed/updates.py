@@ -10,9 +10,9 @@ learner stays in step with a single actor.
 
 A network run (Serban's Algorithm 7) ships no weight change: its actors search with the
 newest network they were sent and ship each search's replay samples
-(:class:`ReplaySample`: the tree's first K nodes, inputs and values, as
-:func:`treestrap.learn.replay.tree_samples` takes them), which the learner adds to its
-replay set, taking the mini-batch steps itself.
+(:class:`ReplaySample`: the tree's first K nodes, inputs and values, or bounds on
+them from a table walk, as :func:`treestrap.learn.replay.tree_samples` takes them),
+which the learner adds to its replay set, taking the mini-batch steps itself.
 """
 
 from __future__ import annotations
@@ -39,14 +39,17 @@ class Update:
 
 @dataclass(frozen=True)
 class ReplaySample:
-    """One search's replay samples: ``bitboard`` rows (uint8) and side-to-move values."""
+    """One search's replay samples: ``bitboard`` rows (uint8) and side-to-move values
+    (with ``upper``: lower and upper bounds on them)."""
 
     inputs: np.ndarray
     values: np.ndarray
+    upper: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
-        return int(self.inputs.nbytes + self.values.nbytes)
+        bounds = 0 if self.upper is None else self.upper.nbytes
+        return int(self.inputs.nbytes + self.values.nbytes + bounds)
 
 
 #: What an actor ships per search: a linear rule's update, or a network run's samples.

@@ -21,6 +21,12 @@ Reversed KL: Table 4.1 writes ``J = H log V + (1 - H) log(1 - V)``, the cross te
 describes (mode seeking). Targets are clipped to ``[V_EPS, 1 - V_EPS]`` where a log of
 ``V`` appears (a mate makes ``V`` 0 or 1 to double precision), and ``logit V`` to
 ``+-LOGIT_CLIP``.
+
+Bounds (TreeStrap(alpha-beta) carried over to networks): a transposition-table entry
+gives ``lower <= V <= upper`` rather than ``V``. :func:`bounded_loss` is zero while
+``H`` lies inside the bounds and otherwise the objective towards the violated bound;
+with ``lower == upper`` it is the objective itself, so minimax samples and bounded
+ones share one loss.
 """
 
 from __future__ import annotations
@@ -87,3 +93,46 @@ def objective_gradient(objective: str, z: np.ndarray, v: np.ndarray) -> np.ndarr
         return h - v
     vc = np.clip(v, V_EPS, 1.0 - V_EPS)
     return h * (1.0 - h) * (z - (np.log(vc) - np.log1p(-vc)))
+
+
+def bounded_targets(
+    z: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The one-sided rule of TreeStrap(alpha-beta) (Veness et al. 2009) for networks:
+    which bound each output ``z`` is moved towards, and whether it is moved at all.
+
+    ``lower <= upper`` are bounds on the target probability ``V`` (0 and 1 where a
+    search value has no bound). A sample whose ``H = sigmoid(z)`` lies within them is
+    left alone; one below ``lower`` goes towards ``lower``, one above ``upper``
+    towards ``upper``. Exact bounds (``lower == upper``, a minimax value) always pull:
+    such a sample is a minimax sample, whatever ``H`` is. Returns ``(targets,
+    active)``."""
+    lower = np.asarray(lower, dtype=np.float64)
+    upper = np.asarray(upper, dtype=np.float64)
+    h = _sigmoid(np.asarray(z, dtype=np.float64))
+    exact = lower >= upper
+    above = (h > upper) & ~exact
+    active = exact | above | (h < lower)
+    return np.where(above, upper, lower), active
+
+
+def bounded_loss(objective: str, z: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Per-position one-sided loss: zero inside the bounds, else ``objective``'s loss
+    towards the violated bound (:func:`bounded_targets`); with ``lower == upper`` it is
+    :func:`objective_loss` of the minimax value.
+
+    Under ``hard-ce`` the bound is rounded to 0 or 1 as any target is, so a sample
+    below a lower bound under one half is pushed further down: the one-sided rule
+    suits the objectives whose minimum is at the bound (``squared``, ``soft-ce``,
+    ``reverse-kl``)."""
+    targets, active = bounded_targets(z, lower, upper)
+    return np.where(active, objective_loss(objective, z, targets), 0.0)
+
+
+def bounded_gradient(
+    objective: str, z: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> np.ndarray:
+    """``d bounded_loss / d z`` per position: zero inside the bounds, else
+    :func:`objective_gradient` towards the violated bound."""
+    targets, active = bounded_targets(z, lower, upper)
+    return np.where(active, objective_gradient(objective, z, targets), 0.0)

@@ -13,10 +13,24 @@ vertically, swap the pieces' colours and the side to move: python-chess
 move of the flipped position stands exactly as the original one did, so its side-to-move
 value is the same and its ``V`` is ``1 - V``.
 
+Bounds. Each position is stored with bounds ``lower <= V <= upper`` in the same frame:
+equal for a minimax value, apart for a transposition-table entry of an alpha-beta
+search (TreeStrap(alpha-beta) for networks; a missing bound is 0 or 1). A side-to-move
+lower bound is a lower bound on ``V`` when white is to move and an upper bound when
+black is, and flipping maps ``[lower, upper]`` to ``[1 - upper, 1 - lower]``. The
+mini-batch loss is one-sided (:func:`~treestrap.learn.objectives_network.bounded_loss`),
+which for equal bounds is the objective itself.
+
 From a tree. :func:`add_tree` takes the first ``K`` nodes of a
 :class:`~treestrap.search.tree.SearchTree` by increasing depth from the root (ply), as
-Serban does, using each node's minimax value (``lower``; for exact trees ``lower ==
-upper``) and the input pairs the network evaluator recorded for it.
+Serban does, with each node's bounds (``lower == upper`` in a minimax tree; a table
+walk's nodes have the bounds of their entries) and the input pairs the network
+evaluator recorded for it.
+
+Resuming. :meth:`ReplayTrainer.state` gives the replay ring (inputs bit-packed), the
+torch parameters and the optimizer's momentum as arrays, and
+:meth:`ReplayTrainer.load_state` puts them back, so that a resumed run continues
+bit for bit as if it had not stopped.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
 from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import white_win_probability
+from treestrap.learn.optimizer import Optimizer
 from treestrap.search.tree import SearchTree, node_gradient, tree_size
 
 #: Where each bitboard input goes when the colours are flipped.
@@ -50,11 +65,13 @@ def flip_inputs(x: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ReplaySet:
-    """A ring of ``capacity`` positions (inputs as 0/1 bytes) and targets ``V``."""
+    """A ring of ``capacity`` positions (inputs as 0/1 bytes) and bounds on their
+    targets ``V`` (``lower == upper``: the target itself)."""
 
     capacity: int
     inputs: np.ndarray = field(init=False)
-    targets: np.ndarray = field(init=False)
+    lower: np.ndarray = field(init=False)
+    upper: np.ndarray = field(init=False)
     size: int = 0
     next: int = 0
 
@@ -62,31 +79,68 @@ class ReplaySet:
         if self.capacity < 2:
             raise ValueError(f"a replay set needs room for 2 positions, got {self.capacity}")
         self.inputs = np.zeros((self.capacity, BITBOARD_SIZE), dtype=np.uint8)
-        self.targets = np.zeros(self.capacity, dtype=np.float64)
+        self.lower = np.zeros(self.capacity, dtype=np.float64)
+        self.upper = np.zeros(self.capacity, dtype=np.float64)
 
-    def add(self, inputs: np.ndarray, values: np.ndarray) -> None:
-        """Add positions (``bitboard`` rows) with their side-to-move search values, each
+    @property
+    def targets(self) -> np.ndarray:
+        """The targets ``V`` of positions added with exact values (their lower bounds)."""
+        return self.lower
+
+    def add(self, inputs: np.ndarray, values: np.ndarray, upper: np.ndarray | None = None) -> None:
+        """Add positions (``bitboard`` rows) with their side-to-move search values (or,
+        with ``upper``, lower and upper bounds on them, infinite where unknown), each
         also colour-flipped."""
         inputs = np.asarray(inputs, dtype=np.uint8)
         white = inputs[:, SIDE_TO_MOVE] == 1
-        v = white_win_probability(np.asarray(values, dtype=np.float64), white)
-        self._put(inputs, v)
-        self._put(flip_inputs(inputs), 1.0 - v)
+        lo = white_win_probability(np.asarray(values, dtype=np.float64), white)
+        hi = lo
+        if upper is not None:
+            hi = white_win_probability(np.asarray(upper, dtype=np.float64), white)
+            lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)  # black to move: swapped
+        self._put(inputs, lo, hi)
+        self._put(flip_inputs(inputs), 1.0 - hi, 1.0 - lo)
 
-    def _put(self, inputs: np.ndarray, v: np.ndarray) -> None:
-        for row, target in zip(inputs, v, strict=True):
+    def _put(self, inputs: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        for row, lo, hi in zip(inputs, lower, upper, strict=True):
             self.inputs[self.next] = row
-            self.targets[self.next] = target
+            self.lower[self.next] = lo
+            self.upper[self.next] = hi
             self.next = (self.next + 1) % self.capacity
             self.size = min(self.size + 1, self.capacity)
 
-    def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A mini-batch of ``m`` positions drawn uniformly (with replacement):
-        float32 inputs and float64 targets."""
+        float32 inputs and float64 lower and upper bounds on their targets."""
         if self.size == 0:
             raise ValueError("the replay set is empty")
         rows = rng.integers(0, self.size, m)
-        return self.inputs[rows].astype(np.float32), self.targets[rows]
+        return self.inputs[rows].astype(np.float32), self.lower[rows], self.upper[rows]
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The filled part of the ring as arrays (inputs packed 8 to a byte)."""
+        n = self.size
+        return {
+            "replay_inputs": np.packbits(self.inputs[:n], axis=1),
+            "replay_lower": self.lower[:n].copy(),
+            "replay_upper": self.upper[:n].copy(),
+            "replay_ring": np.array([self.size, self.next], dtype=np.int64),
+        }
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore :meth:`state`'s arrays (of a set of the same capacity)."""
+        size, nxt = (int(x) for x in state["replay_ring"])
+        if not (0 <= size <= self.capacity and 0 <= nxt < self.capacity):
+            raise ValueError(
+                f"a replay state of {size} positions (next {nxt}) does not fit a replay "
+                f"set of {self.capacity}"
+            )
+        self.inputs[:size] = np.unpackbits(state["replay_inputs"], axis=1, count=BITBOARD_SIZE)
+        self.inputs[size:] = 0
+        self.lower[:size] = state["replay_lower"]
+        self.upper[:size] = state["replay_upper"]
+        self.lower[size:] = self.upper[size:] = 0.0
+        self.size, self.next = size, nxt
 
 
 def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
@@ -99,25 +153,30 @@ def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     return out
 
 
-def tree_samples(tree: SearchTree, k: int) -> tuple[np.ndarray, np.ndarray]:
+def tree_samples(tree: SearchTree, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first ``k`` nodes of ``tree`` by increasing ply, as replay samples: their
-    ``bitboard`` rows (uint8) and side-to-move minimax values (nodes without a finite
-    value left out). The tree must come from a search with a network evaluator (its
-    feature pairs are the network's inputs)."""
+    ``bitboard`` rows (uint8) and the side-to-move bounds on their values (``lower ==
+    upper`` in a minimax tree; nodes with neither bound finite left out). The tree
+    must come from a search with a network evaluator (its feature pairs are the
+    network's inputs)."""
     n = tree_size(tree)
     order = np.argsort(tree.ply[:n], kind="stable")[:k]
-    values = tree.lower[order]
-    keep = np.isfinite(values)
+    lower, upper = tree.lower[order], tree.upper[order]
+    keep = np.isfinite(lower) | np.isfinite(upper)
     order = order[keep]
-    return tree_inputs(tree, order), values[keep].astype(np.float64)
+    return (
+        tree_inputs(tree, order),
+        lower[keep].astype(np.float64),
+        upper[keep].astype(np.float64),
+    )
 
 
 def add_tree(replay: ReplaySet, tree: SearchTree, k: int) -> int:
-    """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips);
-    returns the number of tree nodes added (see :func:`tree_samples`)."""
-    inputs, values = tree_samples(tree, k)
-    replay.add(inputs, values)
-    return len(values)
+    """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips) with
+    their bounds; returns the number of tree nodes added (see :func:`tree_samples`)."""
+    inputs, lower, upper = tree_samples(tree, k)
+    replay.add(inputs, lower, upper)
+    return len(lower)
 
 
 def minibatch_step(
@@ -130,21 +189,22 @@ def minibatch_step(
 ) -> float:
     """One step of Algorithm 7 on a torch model mapping ``[B, 769]`` inputs to class
     scores ``[B, 3]`` (win, draw, loss in white's frame, as the supervised models do):
-    the mean objective of a mini-batch of ``m`` is minimised through ``z = z_win -
-    z_loss``. Returns the mini-batch's mean loss before the step."""
+    the mean one-sided objective of a mini-batch of ``m`` (the objective itself for
+    exact targets) is minimised through ``z = z_win - z_loss``. Returns the
+    mini-batch's mean loss before the step."""
     import torch
 
-    from treestrap.learn.objectives_network import objective_gradient, objective_loss
+    from treestrap.learn.objectives_network import bounded_gradient, bounded_loss
 
-    x, v = replay.sample(m, rng)
+    x, lower, upper = replay.sample(m, rng)
     scores = model(torch.from_numpy(x))  # type: ignore[operator]
     z = scores[:, 0] - scores[:, 2]
     z_np = z.detach().double().numpy()
-    grad = objective_gradient(objective, z_np, v) / m
+    grad = bounded_gradient(objective, z_np, lower, upper) / m
     optimizer.zero_grad()  # type: ignore[attr-defined]
     z.backward(torch.from_numpy(grad).to(z.dtype))
     optimizer.step()  # type: ignore[attr-defined]
-    return float(objective_loss(objective, z_np, v).mean())
+    return float(bounded_loss(objective, z_np, lower, upper).mean())
 
 
 @dataclass
@@ -206,22 +266,102 @@ class ReplayTrainer:
         update_network_evaluator(self.evaluator, self.parameters_of(self.model))
 
     def learn_from_tree(self, tree: SearchTree) -> float:
-        """Add ``tree``'s first K nodes, take the configured steps, sync; returns the
-        mean mini-batch loss of the steps."""
-        inputs, values = tree_samples(tree, self.hyper.nodes)
-        return self.learn_from_samples(inputs, values)
+        """Add ``tree``'s first K nodes with their bounds, take the configured steps,
+        sync; returns the mean mini-batch loss of the steps."""
+        inputs, lower, upper = tree_samples(tree, self.hyper.nodes)
+        return self.learn_from_samples(inputs, lower, upper)
 
-    def learn_from_samples(self, inputs: np.ndarray, values: np.ndarray) -> float:
-        """:meth:`learn_from_tree` for one search's samples (:func:`tree_samples`) made
-        elsewhere, as a distributed run's actors ship them: add, step, sync."""
+    def learn_from_samples(
+        self, inputs: np.ndarray, values: np.ndarray, upper: np.ndarray | None = None
+    ) -> float:
+        """:meth:`learn_from_tree` for one search's samples (:func:`tree_samples`:
+        values, or lower bounds with ``upper``) made elsewhere, as a distributed run's
+        actors ship them: add, step, sync."""
         h = self.hyper
-        self.replay.add(inputs, values)
+        self.replay.add(inputs, values, upper)
         losses = [
             minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
             for _ in range(h.steps)
         ]
         self.sync()
         return float(np.mean(losses))
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The learning state as arrays for a run's files: the replay ring
+        (:meth:`ReplaySet.state`), the torch parameters as stepped and the optimizer's
+        momentum buffers, each flattened in parameter order (momentum empty before the
+        first step, or without momentum). The parameters are here as well as in the
+        weight file because that file's first layer is rounded to the evaluator's grid
+        (:func:`~treestrap.evaluation.network.quantize_first_layer`) and the steps go
+        on from the unrounded ones."""
+        params = self._params()
+        buffers = [self.optimizer.state.get(p, {}).get("momentum_buffer") for p in params]
+        have = bool(buffers) and all(b is not None for b in buffers)
+        return {
+            **self.replay.state(),
+            "parameters": _flatten(params),
+            "momentum": _flatten(buffers) if have else np.zeros(0),
+        }
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore :meth:`state`'s arrays (the same network and replay capacity) and
+        write the parameters into the evaluator."""
+        import torch
+
+        params = self._params()
+        values = _unflatten(state["parameters"], params, "parameters")
+        momentum = np.asarray(state["momentum"])
+        buffers = _unflatten(momentum, params, "momentum values") if momentum.size else []
+        self.replay.load_state(state)
+        with torch.no_grad():
+            for p, v in zip(params, values, strict=True):
+                p.copy_(torch.from_numpy(v))
+        self.optimizer.state.clear()
+        for p, v in zip(params, buffers, strict=False):
+            # The parameter's dtype and layout, as the buffer torch makes at a first step.
+            buffer = torch.empty_like(p, memory_format=torch.contiguous_format)
+            buffer.copy_(torch.from_numpy(v))
+            self.optimizer.state[p]["momentum_buffer"] = buffer
+        self.sync()
+
+    def _params(self) -> list[Any]:
+        return [p for group in self.optimizer.param_groups for p in group["params"]]
+
+
+def _flatten(tensors: list[Any]) -> np.ndarray:
+    """Torch tensors as one float64 vector."""
+    return np.concatenate([t.detach().double().numpy().reshape(-1) for t in tensors])
+
+
+def _unflatten(flat: np.ndarray, like: list[Any], what: str) -> list[np.ndarray]:
+    """:func:`_flatten`'s inverse: arrays of the shapes of tensors ``like``."""
+    flat = np.asarray(flat, dtype=np.float64)
+    total = sum(t.numel() for t in like)
+    if flat.shape != (total,):
+        raise ValueError(f"{flat.size} saved {what} for a network of {total} parameters")
+    out, at = [], 0
+    for t in like:
+        out.append(flat[at : at + t.numel()].reshape(tuple(t.shape)).copy())
+        at += t.numel()
+    return out
+
+
+class ReplayTrainerState(Optimizer):
+    """A :class:`ReplayTrainer`'s learning state through the interface a training run
+    saves and restores an optimizer's state by (``optimizer.npz``, kept beside the
+    weights): it applies nothing itself (the torch optimizer steps the network)."""
+
+    name = "replay"
+
+    def __init__(self, trainer: ReplayTrainer) -> None:
+        super().__init__(0, trainer.hyper.lr)
+        self.trainer = trainer
+
+    def state(self) -> dict[str, np.ndarray]:
+        return self.trainer.state()
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.trainer.load_state(state)
 
 
 def random_network_parameters(sizes: list[int], seed: int, scale: float = 1.0) -> np.ndarray:
