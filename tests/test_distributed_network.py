@@ -122,6 +122,41 @@ def test_the_learners_replay_set_holds_what_the_actors_shipped(tmp_path: Path) -
     assert stats.weight_sends >= 2
 
 
+class SampleKeeper(LocalBackend):
+    """Local actors, keeping every replay sample shipped."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.samples: list[ReplaySample] = []
+
+    def wait(self) -> list[Outcome]:
+        outcomes = super().wait()
+        for _, played in outcomes:
+            if played is not None:
+                self.samples.extend(played.updates)  # type: ignore[arg-type]
+        return outcomes
+
+
+def test_treestrap_ab_actors_ship_bounds_and_jobs_carry_no_replay_state(tmp_path: Path) -> None:
+    """A two-actor treestrap-ab network run: the samples carry their table bounds
+    (minimax ones travel without), the learner's saved replay set holds one-sided
+    bounds, and the published jobs carry the network but not the replay set."""
+    run = tmp_path / "run"
+    backend = SampleKeeper(2)
+    stats = LearnerStats()
+    config = dataclasses.replace(tiny(2), algorithm="treestrap-ab", depth=2)
+    assert train_distributed(config, str(run), actors=2, backend=backend, stats=stats).games == 2
+    bounded = [s for s in backend.samples if s.upper is not None]
+    assert len(bounded) > len(backend.samples) // 2
+    assert all(np.all(s.values <= s.upper) and np.any(s.values < s.upper) for s in bounded)
+    with np.load(run / "optimizer.npz") as saved:
+        n = int(saved["replay_ring"][0])
+        assert n == 2 * sum(len(s.values) for s in backend.samples)
+        assert np.any(saved["replay_lower"] < saved["replay_upper"])
+    weights = load_weights(run / "weights.npz")
+    assert stats.job_bytes < 2 * stats.weight_sends * weights.weights.nbytes
+
+
 def test_a_ray_mlp_run_completes(ray_cluster: None, tmp_path: Path) -> None:
     run = tmp_path / "run"
     config = dataclasses.replace(tiny(2), seed=5)

@@ -153,7 +153,11 @@ def weight_files(tmp_path_factory) -> dict[str, Path]:
         (["--model", "mlp:4", "--init", "{mlp8}"], "not the mlp:4 of --model"),
         (["--model", "logreg", "--init", "{mlp8}"], "not the logreg of --model"),
         (["--model", "mlp:8", "--init", "hand-set"], "--init hand-set is linear"),
-        (["--model", "mlp:8", "--algorithm", "treestrap-ab"], "Algorithm 7"),
+        (["--model", "mlp:8", "--algorithm", "td-leaf"], "Algorithm 7"),
+        (
+            ["--model", "mlp:8", "--algorithm", "treestrap-ab", "--node-value", "quiescence"],
+            "is for linear models",
+        ),
         (["--model", "mlp:8", "--objective", "squashed"], "is for linear models"),
         (["--objective", "reversed-kl"], "is for networks: give --model"),
         (["--model", "cnn"], "unknown model 'cnn'"),
@@ -248,3 +252,73 @@ def test_a_tiny_run_lowers_the_replay_loss_on_held_out_tree_positions(
     before = _loss(start, held, objective) - floor
     after = _loss(trained, held, objective) - floor
     assert after < 0.9 * before, (before, after)
+
+
+def _resume_config(algorithm: str, games: int) -> TrainConfig:
+    """A tiny run whose replay ring (200 positions) wraps within the first game."""
+    return TrainConfig(
+        model="mlp:8",
+        feature_set="bitboard",
+        algorithm=algorithm,
+        objective="soft-cross-entropy",
+        games=games,
+        seed=2,
+        depth=2,
+        minimax_nodes=200,
+        minimax_qnodes=10,
+        max_plies=12,
+        tree_nodes=30,
+        batch_size=16,
+        replay_size=200,
+        replay_steps=2,
+        momentum=0.9,
+        step_size=0.05,
+        init_scale=3.0,
+    )
+
+
+def _final(run: Path) -> tuple[np.ndarray, list[float]]:
+    weights = load_weights(run / "weights.npz")
+    assert isinstance(weights, NetworkModel)
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    return weights.weights, [r["replay_loss"] for r in rows]
+
+
+@pytest.mark.parametrize("algorithm", ["treestrap-mm", "treestrap-ab"])
+def test_a_resumed_network_run_repeats_an_uninterrupted_one_bit_for_bit(
+    algorithm: str, tmp_path: Path
+) -> None:
+    """Four games in one go; two, then resumed to four; and a kill between the replay
+    state's write and the weights' (weights one game behind the newest state): the
+    same network parameters and mini-batch losses, bit for bit. Without the saved
+    state the resumed run goes elsewhere (so the comparison can fail)."""
+    whole, half = tmp_path / "whole", tmp_path / "half"
+    train(_resume_config(algorithm, 4), whole)
+    weights, losses = _final(whole)
+    rows = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
+    assert rows[0]["replay_positions"] == 200  # the ring wrapped in game 1
+    with np.load(whole / "optimizer.npz") as saved:
+        assert int(saved["games"]) == 4 and saved["momentum"].size == weights.size
+
+    train(_resume_config(algorithm, 2), half)
+    train(_resume_config(algorithm, 4), half, resume=True)
+    resumed, resumed_losses = _final(half)
+    assert np.array_equal(resumed, weights)
+    assert resumed_losses == losses
+
+    # Killed after game 2's replay state was written but before its weights: the
+    # weights say game 1, and the state of game 1 is the previous file.
+    killed = tmp_path / "killed"
+    train(_resume_config(algorithm, 2), killed)
+    (killed / "weights.npz").write_bytes((killed / "checkpoints" / "game-000001.npz").read_bytes())
+    train(_resume_config(algorithm, 4), killed, resume=True)
+    assert np.array_equal(_final(killed)[0], weights)
+
+    # The same resume without the saved state: a warning, and other parameters.
+    lost = tmp_path / "lost"
+    train(_resume_config(algorithm, 2), lost)
+    (lost / "optimizer.npz").unlink()
+    (lost / "optimizer-previous.npz").unlink()
+    with pytest.warns(UserWarning, match="no saved replay set or momentum"):
+        train(_resume_config(algorithm, 4), lost, resume=True)
+    assert not np.array_equal(_final(lost)[0], weights)

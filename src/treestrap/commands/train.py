@@ -158,9 +158,11 @@ def add_parser(sub: Any) -> None:
     net = t.add_argument_group(
         "networks (Serban 2014, Algorithm 7)",
         "--model trains a network on the bitboard inputs by mini-batches from a replay "
-        "set of minimax-tree positions (algorithm treestrap-mm; --init random or a "
-        "network file of the same layers; --step-size is the learning rate, default "
-        "0.01; --depth caps the trees, --minimax-nodes bounds them)",
+        "set of minimax-tree positions (algorithm treestrap-mm, the default; --depth caps "
+        "the trees, --minimax-nodes bounds them), or with --algorithm treestrap-ab of "
+        "the alpha-beta's table entries with their bounds and a one-sided loss (--depth "
+        "or --nodes); --init random or a network file of the same layers; --step-size "
+        "is the learning rate, default 0.01",
     )
     net.add_argument(
         "--model", help="'linear' (default), 'logreg' or 'mlp:H' (H hidden tanh units)"

@@ -104,8 +104,10 @@ class _Published:
     optimizer_state: dict[str, np.ndarray]
 
 
-def _publish(state: RunState, weights: np.ndarray, optimizer: Optimizer) -> _Published:
-    saved = {k: v.copy() for k, v in optimizer.state().items()}
+def _publish(state: RunState, weights: np.ndarray, optimizer: Optimizer | None) -> _Published:
+    """The weights to send, with an adaptive optimizer's state (``None``: a network
+    run's, whose replay set and momentum stay with the learner)."""
+    saved = {k: v.copy() for k, v in optimizer.state().items()} if optimizer is not None else {}
     return _Published(state.games, weights.copy(), saved)
 
 
@@ -138,7 +140,8 @@ def run_learner(
     ladder = _LadderLevel(state.elo) if config.ladder and state.elo is not None else None
     if config.opponent != "self":
         make_opponent(config, state.elo).close()  # a missing engine fails here, once
-    published = _publish(state, opened.model.weights, optimizer)
+    shipped = optimizer if network is None else None
+    published = _publish(state, opened.model.weights, shipped)
     has = [-1] * backend.count  # the weight version each slot holds
     in_flight: dict[int, Job] = {}
     ticket = state.games + 1
@@ -188,7 +191,7 @@ def run_learner(
                 stats.games += 1
                 stats.nodes += summary.nodes
                 if state.games % publish_every == 0:
-                    published = _publish(state, opened.model.weights, optimizer)
+                    published = _publish(state, opened.model.weights, shipped)
                 stats.learner_seconds += time.perf_counter() - t0
                 if on_game:
                     on_game(summary, state)
@@ -246,7 +249,10 @@ def learn_samples(
     algorithm.start_game(number)
     for sample in samples:
         assert isinstance(sample, ReplaySample)
-        algorithm.losses.append(algorithm.trainer.learn_from_samples(sample.inputs, sample.values))
+        trainer = algorithm.trainer
+        algorithm.losses.append(
+            trainer.learn_from_samples(sample.inputs, sample.values, sample.upper)
+        )
     return algorithm.game_metrics()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import numpy as np
 from treestrap.evaluation.network_weights import NetworkModel, save_network
 from treestrap.evaluation.weights import LinearModel, save_weights
 from treestrap.learn.optimizer import Optimizer
+from treestrap.learn.replay import ReplayTrainerState
 from treestrap.training.config import TrainConfig
 from treestrap.training.files import naming
 
@@ -79,7 +81,8 @@ PREVIOUS_OPTIMIZER_FILE = "optimizer-previous.npz"
 
 
 def save_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
-    """Write an adaptive optimizer's state after ``games`` games (before the weights)."""
+    """Write an adaptive optimizer's state (a network run's: its replay set and
+    momentum) after ``games`` games (before the weights)."""
     state = optimizer.state()
     if not state:
         return
@@ -100,8 +103,19 @@ def save_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
 
 
 def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
-    """Restore the optimizer's state saved with the weights of game ``games``."""
+    """Restore the optimizer's state saved with the weights of game ``games``.
+
+    A network run written before its replay set and momentum were saved has no state
+    file at all: it resumes with both afresh, as it did then, and says so."""
     if not optimizer.state() or games == 0:
+        return
+    names = (OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE)
+    if isinstance(optimizer, ReplayTrainerState) and not any((run / n).exists() for n in names):
+        warnings.warn(
+            f"{run}: no saved replay set or momentum (a network run of an earlier "
+            "version); resuming with both afresh",
+            stacklevel=2,
+        )
         return
     for name in (OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE):
         path = run / name

@@ -87,7 +87,8 @@ class TrainConfig:
     node_value: str = "static"
     #: "linear" (the feature set's weights, learned by ``algorithm``) or a network on
     #: the bitboard inputs learned by Serban's Algorithm 7 over full-tree minimax
-    #: trees: "logreg" or "mlp:H" (hidden sizes, "mlp:H1,H2" for two layers)
+    #: trees (treestrap-mm) or the alpha-beta's table bounds (treestrap-ab): "logreg"
+    #: or "mlp:H" (hidden sizes, "mlp:H1,H2" for two layers)
     model: str = "linear"
     #: Algorithm 7: positions kept in the replay set (N; each tree node enters twice,
     #: as searched and colour-flipped), mini-batch size (M), tree nodes added per
@@ -148,11 +149,14 @@ class TrainConfig:
 
     def _validate_network(self) -> None:
         network_sizes(self.model)
-        if self.algorithm != NETWORK_ALGORITHM:
+        if self.algorithm not in NETWORK_ALGORITHMS:
             raise ValueError(
                 f"--model {self.model} learns by Serban's Algorithm 7 over minimax trees "
-                f"(--algorithm {NETWORK_ALGORITHM}), not by {self.algorithm}"
+                f"(--algorithm {NETWORK_ALGORITHM}) or over the alpha-beta's table bounds "
+                f"(treestrap-ab), not by {self.algorithm}"
             )
+        if self.node_value != "static":
+            raise ValueError(f"--node-value {self.node_value} is for linear models")
         if self.feature_set != "bitboard":
             raise ValueError(f"networks read the bitboard inputs, not {self.feature_set!r}")
         if self.objective not in NETWORK_OBJECTIVES:
@@ -166,6 +170,11 @@ class TrainConfig:
             raise ValueError("games must be positive")
         if self.depth is not None and not 1 <= self.depth <= 20:
             raise ValueError("depth must be in 1..20")
+        unbounded = self.depth is None and self.nodes is None and self.clock is None
+        if self.algorithm == "treestrap-ab" and unbounded:
+            raise ValueError("give a search depth, a node budget or a clock")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"nodes per move must be positive, got {self.nodes}")
         if self.minimax_nodes < 1 or self.minimax_qnodes < 0:
             raise ValueError("minimax nodes must be >= 1 and quiescence nodes >= 0")
         if self.clock is not None and not self.clock > 0:
@@ -195,8 +204,12 @@ class TrainConfig:
         return saved
 
 
-#: The update rule of network runs: Algorithm 7 learns from full-tree minimax trees.
+#: The update rule of network runs by default: Algorithm 7 learns from full-tree
+#: minimax trees.
 NETWORK_ALGORITHM = "treestrap-mm"
+#: Network runs' update rules: Algorithm 7 over minimax trees, or over the training
+#: alpha-beta's table walk with a one-sided loss (TreeStrap(alpha-beta) for networks).
+NETWORK_ALGORITHMS = (NETWORK_ALGORITHM, "treestrap-ab")
 
 
 def network_sizes(spec: str) -> list[int]:

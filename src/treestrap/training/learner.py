@@ -1,7 +1,8 @@
 """The learning player: its model, its update rule and the searches it learns from
 (the training alpha-beta, with the table walk for TreeStrap(alpha-beta), or Serban's
 full-tree minimax). :class:`Learner` learns a linear model; :class:`NetworkLearner` a
-network, by Serban's Algorithm 7 (replay mini-batches from minimax trees)."""
+network, by Serban's Algorithm 7 (replay mini-batches from minimax trees, or from the
+table walk's bounds with a one-sided loss)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from treestrap.core.position import ST_SIDE, Position, copy_position
 from treestrap.evaluation.model import evaluate, evaluate_gradient
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.base import MINIMAX, Algorithm, Hyper, Step, UpdateStats
+from treestrap.learn.base import ALPHABETA, MINIMAX, Algorithm, Hyper, Step, UpdateStats
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.registry import default_step_size, make_algorithm
 from treestrap.learn.replay import (
     ReplayHyper,
     ReplayTrainer,
+    ReplayTrainerState,
     network_parameters_of,
     torch_network,
 )
@@ -128,25 +130,26 @@ class ReplayAlgorithm:
     """The update rule of a network run (Serban's Algorithm 7), with the interface
     the game loop uses: after each search the tree's first K nodes join the replay set
     and mini-batch steps move the network (:class:`~treestrap.learn.replay.ReplayTrainer`,
-    which also writes the parameters into the searches' evaluator)."""
+    which also writes the parameters into the searches' evaluator). With
+    ``treestrap-ab`` the tree is the table walk's, its nodes carry bounds and the loss
+    is one-sided."""
 
-    name = NETWORK_ALGORITHM
-    search_kind = MINIMAX
     needs_tree = True
     needs_leaf = False
 
-    def __init__(self, trainer: ReplayTrainer, seed: int) -> None:
+    def __init__(self, trainer: ReplayTrainer, seed: int, name: str = NETWORK_ALGORITHM) -> None:
+        self.name = name
+        self.search_kind = ALPHABETA if name == "treestrap-ab" else MINIMAX
         self.trainer = trainer
         self.seed = seed
         self.stats = UpdateStats()
-        #: no state to save: momentum lives in the torch optimizer (see
-        #: :func:`treestrap.training.run.train` on resuming)
-        self.optimizer = Optimizer(0, trainer.hyper.lr)
+        #: the replay set and the momentum, saved with the run as an optimizer's state
+        self.optimizer: Optimizer = ReplayTrainerState(trainer)
         self.losses: list[float] = []
 
     def start_game(self, number: int) -> None:
-        # Mini-batches drawn from (seed, game number): a resumed run draws as it would
-        # have (its replay set, though, starts empty).
+        # Mini-batches drawn from (seed, game number), the replay set and momentum
+        # restored with the run: a resumed run goes on as it would have.
         self.trainer.rng = np.random.default_rng([self.seed, number])
         self.losses = []
 
@@ -168,9 +171,11 @@ class ReplayAlgorithm:
 
 class NetworkLearner:
     """The learning player of a network run: a network (float64 torch for learning,
-    compiled for searching, kept equal), Algorithm 7, and the full-tree minimax search
-    it learns from (iterative deepening within ``minimax_nodes``, at most ``depth``
-    plies when a depth is set)."""
+    compiled for searching, kept equal), Algorithm 7, and the search it learns from:
+    the full-tree minimax (iterative deepening within ``minimax_nodes``, at most
+    ``depth`` plies when a depth is set) or, for ``treestrap-ab``, the training
+    alpha-beta (``depth``, or a node budget) and its table walk (nodes of depth >=
+    ``min_depth`` with their bounds)."""
 
     def __init__(self, config: TrainConfig, model: NetworkModel) -> None:
         self.config = config
@@ -189,12 +194,18 @@ class NetworkLearner:
             seed=config.seed,
         )
         trainer = ReplayTrainer(self.net, self.ev, network_parameters_of, hyper)
-        self.algorithm = ReplayAlgorithm(trainer, config.seed)
-        limits = MinimaxLimits(
-            max_nodes=config.minimax_nodes, max_qnodes_per_leaf=config.minimax_qnodes
-        )
-        capacity = config.minimax_nodes * (config.minimax_qnodes + 1) + 1
-        self.minimax = MinimaxSearch(capacity=min(capacity, 2_000_000), limits=limits)
+        self.algorithm = ReplayAlgorithm(trainer, config.seed, config.algorithm)
+        self.minimax: MinimaxSearch | None = None
+        if self.algorithm.search_kind == MINIMAX:
+            limits = MinimaxLimits(
+                max_nodes=config.minimax_nodes, max_qnodes_per_leaf=config.minimax_qnodes
+            )
+            capacity = config.minimax_nodes * (config.minimax_qnodes + 1) + 1
+            self.minimax = MinimaxSearch(capacity=min(capacity, 2_000_000), limits=limits)
+        else:
+            self.alphabeta = TrainingSearch(tt_bits=config.tt_bits)
+            # A network's nodes record at most 33 input pairs (32 pieces, side to move).
+            self.walk_tree = new_tree(1 << 16, features_per_node=40)
         self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
 
     def model(self) -> NetworkModel:
@@ -202,9 +213,20 @@ class NetworkLearner:
         return NetworkModel(self.sizes, network_parameters_of(self.net), dict(self.metadata))
 
     def search(self, pos: Position, node_budget: int | None) -> tuple[SearchResult, Step]:
-        # The node budget of a clock is not used: the minimax tree's own budget
-        # (minimax_nodes) bounds the search, as for treestrap-mm's linear runs.
-        result = self.minimax.search_budget(pos, self.ev, self.config.depth or 32)
+        cfg = self.config
+        if self.minimax is not None:
+            # The node budget of a clock is not used: the minimax tree's own budget
+            # (minimax_nodes) bounds the search, as for treestrap-mm's linear runs.
+            result = self.minimax.search_budget(pos, self.ev, cfg.depth or 32)
+            tree = self.minimax.tree
+        else:
+            if cfg.depth is not None:
+                result = self.alphabeta.search(pos, self.ev, cfg.depth)
+            else:
+                result = self.alphabeta.search_nodes(pos, self.ev, max(node_budget or 0, 1000))
+            ab = self.alphabeta
+            walk_tt(pos, self.ev, ab.tt, self.walk_tree, ab.ctx, cfg.min_depth)
+            tree = self.walk_tree
         empty = np.zeros(0)
         step = Step(
             color=int(pos.st[ST_SIDE]),
@@ -212,7 +234,7 @@ class NetworkLearner:
             root_static=float(evaluate(pos, self.ev)),
             root_idx=empty.astype(np.int64),
             root_val=empty,
-            tree=self.minimax.tree,
+            tree=tree,
             predicted_reply=result.pv[1] if len(result.pv) > 1 else 0,
         )
         return result, step

@@ -11,8 +11,9 @@ A run directory holds everything, so a run can be stopped at any moment and resu
                        so that learning curves on a log axis have points
     games.pgn          every game, with opening, result and round number
     metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis)
-    optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), written before the
-                       weights, with the previous one kept for a kill between the two
+    optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), or a network run's
+                       replay set and momentum, written before the weights, with the
+                       previous one kept (optimizer-previous.npz) for a kill between the two
 
 The weights are the commit point: a game's records and checkpoint are written before
 them, and resuming cuts ``games.pgn`` and ``metrics.jsonl`` back to the saved weights
@@ -24,12 +25,12 @@ so a run by depth or nodes is deterministic and resumes into the same games.
 
 Network runs (``TrainConfig.model`` "logreg" or "mlp:H", Serban's Algorithm 7 through
 :class:`~treestrap.training.learner.NetworkLearner`) keep the same layout, with network
-weight files as ``weights.npz`` and checkpoints. Their learning state beyond the weights
-is not saved: the replay set (up to ``replay_size`` positions of 769 inputs, tens of
-megabytes, rewritten after every game) and the Nesterov momentum start afresh when a
-run resumes, so a resumed network run does not repeat an uninterrupted one exactly (its
-mini-batches are still drawn from (seed, game number)). Their metrics lines add the
-mean mini-batch loss (``replay_loss``) and the replay set's size.
+weight files as ``weights.npz`` and checkpoints. Their learning state beyond the weights,
+the replay set (inputs bit-packed: about 100 bytes a position, 10 MB at the default
+``replay_size``) and the Nesterov momentum, is their ``optimizer.npz``, so a resumed
+network run repeats an uninterrupted one exactly (mini-batches are drawn from (seed,
+game number)). Their metrics lines add the mean mini-batch loss (``replay_loss``) and
+the replay set's size.
 """
 
 from __future__ import annotations
