@@ -132,6 +132,15 @@ def add_parser(sub: Any) -> None:
         "its principal quiescence leaf (the value the search itself gives a node)",
     )
     t.add_argument(
+        "--target-clip",
+        dest="target_clip",
+        type=float,
+        metavar="CP",
+        help="TreeStrap: clip search bounds to +-CP before they become targets (default "
+        "9900, the paper's heuristic range; a few pawns keeps found mates from "
+        "inflating the material weights)",
+    )
+    t.add_argument(
         "--objective",
         choices=list(dict.fromkeys([*OBJECTIVES, *NETWORK_OBJECTIVES])),
         help="RootStrap/TreeStrap error: squared (the paper's, default), cross-entropy or "
@@ -303,6 +312,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "normalise_step",
                 "quiet_only",
                 "node_value",
+                "target_clip",
                 "objective",
                 "step_decay",
                 "init_scale",

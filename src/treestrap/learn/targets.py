@@ -109,9 +109,7 @@ def tree_delta(
     ``+-clip``."""
     n = int(tree.meta[0])
     mask = node_mask(tree, min_depth, quiet_only)
-    deltas = bounded_deltas(
-        tree.static[:n], tree.lower[:n], tree.upper[:n], objective, clip
-    )
+    deltas = bounded_deltas(tree.static[:n], tree.lower[:n], tree.upper[:n], objective, clip)
     deltas = np.where(mask, deltas, 0.0)
     used = int(mask.sum())
     if normalise and used > 0:

@@ -102,9 +102,7 @@ def _walk(
         # with all these arrays costs more than the probe.
         child = tt_probe(tt, current_key(pos))
         if child >= 0 and tt.depth[child] >= min_depth and tt.visit[child] != stamp:
-            _walk(
-                pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp, use_quiescence, qctx
-            )
+            _walk(pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp, use_quiescence, qctx)
         unmake_move(pos)
 
 

@@ -14,6 +14,7 @@ from treestrap.evaluation.presets import RANDOM_SCALE
 from treestrap.learn.optimizer import OPTIMIZERS
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.learn.targets import OBJECTIVES
+from treestrap.search.value import VALUE_CLIP
 from treestrap.training.presets import NETWORK_OBJECTIVES, NODE_VALUES, PRESETS
 
 #: The fields of a network run (``model`` other than "linear"); a linear run's
@@ -85,6 +86,9 @@ class TrainConfig:
     #: principal quiescence leaf (search/quiescence.py: the search evaluates a node by
     #: Q, and H(s) cannot see the captures at hand)
     node_value: str = "static"
+    #: TreeStrap: search bounds are clipped to +-this before they become targets
+    #: (the paper: 9900, the heuristic range; learn/targets.py)
+    target_clip: float = VALUE_CLIP
     #: "linear" (the feature set's weights, learned by ``algorithm``) or a network on
     #: the bitboard inputs learned by Serban's Algorithm 7 over full-tree minimax
     #: trees (treestrap-mm) or the alpha-beta's table bounds (treestrap-ab): "logreg"
@@ -138,6 +142,8 @@ class TrainConfig:
             raise ValueError("step decay must be >= 0 games")
         if self.step_size is not None and not self.step_size > 0:
             raise ValueError("step size must be positive")
+        if not 0 < self.target_clip <= VALUE_CLIP:
+            raise ValueError(f"target clip must be in (0, {VALUE_CLIP:g}], got {self.target_clip}")
         if self.node_value not in NODE_VALUES:
             raise ValueError(f"unknown node value {self.node_value!r}: {', '.join(NODE_VALUES)}")
         if self.node_value != "static" and self.algorithm != "treestrap-ab":

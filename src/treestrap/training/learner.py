@@ -57,6 +57,7 @@ class Learner:
             objective=config.objective,
             step_decay=config.step_decay,
             quiet_only=config.quiet_only,
+            target_clip=config.target_clip,
         )
         self.algorithm: Algorithm = make_algorithm(config.algorithm, model, hyper)
         self.ev = model.evaluator()
