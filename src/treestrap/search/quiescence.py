@@ -86,18 +86,26 @@ def _enter(
 
 
 @njit
-def quiescence(pos: Position, ev: Evaluator, ctx: SearchContext) -> float:
-    """Full-window quiescence value of ``pos`` for the side to move (mate scores count
-    plies from ``pos``); its principal variation is left in
-    ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists and PV table only."""
+def quiescence(
+    pos: Position,
+    ev: Evaluator,
+    ctx: SearchContext,
+    alpha0: float = -INFINITE,
+    beta0: float = INFINITE,
+) -> float:
+    """Quiescence value of ``pos`` for the side to move (mate scores count plies from
+    ``pos``), fail-soft within ``(alpha0, beta0)`` as :func:`alphabeta` is: exact inside
+    the window (the full window by default), a bound at or beyond it. Its principal
+    variation is left in ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists and
+    PV table only."""
     alpha = np.empty(MAX_PLY + 1)
     beta = np.empty(MAX_PLY + 1)
     best = np.empty(MAX_PLY + 1)
     count = np.zeros(MAX_PLY + 1, dtype=np.int64)
     index = np.zeros(MAX_PLY + 1, dtype=np.int64)
     played = np.zeros(MAX_PLY + 1, dtype=np.int64)
-    alpha[0] = -INFINITE
-    beta[0] = INFINITE
+    alpha[0] = alpha0
+    beta[0] = beta0
     ply = 0
     nodes = 1
     done = _enter(pos, ev, ctx, 0, alpha, beta, best, count, nodes)

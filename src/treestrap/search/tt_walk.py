@@ -26,7 +26,11 @@ from treestrap.search.quiescence import quiescence
 from treestrap.search.quiet import is_quiet
 from treestrap.search.tree import NOISY, TERMINAL, SearchTree, add_node, reset_tree
 from treestrap.search.tt import TranspositionTable, tt_probe
-from treestrap.search.value import MAX_PLY, clip_value
+from treestrap.search.value import INFINITE, MAX_PLY, clip_value
+
+#: Width of the null windows that test a quiescence value against a bound: any
+#: positive width decides the test; this one is a hundredth of a centipawn.
+NULL_WINDOW = 0.01
 
 
 @njit
@@ -40,9 +44,36 @@ def _add_quiescence_node(
     ply: int,
     depth: int,
     flags: int,
+    lower_bound: float,
+    upper_bound: float,
 ) -> int:
     """Record ``pos`` with its quiescence value and its principal leaf's signed gradient;
-    returns the node index (-1 if the record is full)."""
+    returns the node index (-1 if the record is full).
+
+    Only a value outside the node's bounds moves the weights, so a null-window search
+    at the bound comes first (both bounds finite: a window just around them). Most nodes
+    end there, a cut node's stand pat usually reaching its lower bound at once: they are
+    recorded with their own features and a value within their bounds (their error is 0
+    whatever the gradient). The rest are searched again with the full window for their
+    exact value and principal leaf."""
+    inside = False
+    v = 0.0
+    if lower_bound == -INFINITE and upper_bound == INFINITE:
+        inside = True
+    elif upper_bound == INFINITE:
+        v = quiescence(pos, ev, qctx, lower_bound - NULL_WINDOW, lower_bound)
+        inside = v >= lower_bound
+    elif lower_bound == -INFINITE:
+        v = quiescence(pos, ev, qctx, upper_bound, upper_bound + NULL_WINDOW)
+        inside = v <= upper_bound
+    else:
+        v = quiescence(pos, ev, qctx, lower_bound - NULL_WINDOW, upper_bound + NULL_WINDOW)
+        inside = lower_bound <= v <= upper_bound
+    if inside:
+        node, h = add_node(tree, pos, ev, parent, move, ply, depth, flags)
+        if node >= 0:
+            tree.static[node] = min(max(h, lower_bound), upper_bound)
+        return node
     q = quiescence(pos, ev, qctx)
     k = qctx.pv_len[0]
     for j in range(k):
@@ -85,7 +116,19 @@ def _walk(
     moves = ctx.moves[ply]
     flags = 0 if is_quiet(pos, moves) else NOISY
     if use_quiescence:
-        node = _add_quiescence_node(tree, pos, ev, qctx, parent, move, ply, tt.depth[slot], flags)
+        node = _add_quiescence_node(
+            tree,
+            pos,
+            ev,
+            qctx,
+            parent,
+            move,
+            ply,
+            tt.depth[slot],
+            flags,
+            tt.lower[slot],
+            tt.upper[slot],
+        )
     else:
         node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], flags)
     if node < 0:
