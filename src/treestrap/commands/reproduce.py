@@ -1,4 +1,4 @@
-"""``treestrap reproduce veness2009``: the paper's self-play comparison in one command.
+"""``treestrap reproduce veness2009 | serban2014``: a paper's experiment in one command.
 
 Heavy modules are imported inside the handler so that building the CLI stays instant.
 """
@@ -21,24 +21,36 @@ def _positive_int(text: str) -> int:
 
 
 BUDGET_NAMES = ("quick", "standard", "paper")
+#: The options only serban2014 reads, and their defaults.
+SERBAN_OPTIONS = {"pgn": None, "openings": None, "no_finish": False}
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "reproduce",
-        help="reproduce a paper's experiment end to end (veness2009)",
+        help="reproduce a paper's experiment end to end (veness2009, serban2014)",
         description="veness2009: train TD-Leaf, RootStrap(alpha-beta), TreeStrap(minimax) "
         "and TreeStrap(alpha-beta) by self-play from the same random start, rate their "
         "checkpoints in one tournament with the untrained player at 250 Elo, and write "
         "Table 2 (table.txt) and Figure 2 (curve.png). Budgets: quick (~10 minutes on 2 "
         "cores: 250 games each at depth 3), standard (under 2 hours: 300 games at depth 3), "
-        "paper (days: 10000 games at 1m+1s). Every stage resumes: run the same command "
-        "again after an interruption.",
+        "paper (days: 10000 games at 1m+1s). serban2014 (Serban 2014, chapter 7): "
+        "supervised logistic regression and MLP(20) starting points learned from --pgn, "
+        "Algorithm 7 self-play from each, two gauntlets with games unfinished after 200 "
+        "plies played out by Stockfish, the best RL LogReg at 250 Elo; table.txt, "
+        "fig7_1.png, fig7_2.png. Budgets: quick (about 30 minutes on 2 cores), standard "
+        "(a few hours). Every stage resumes: run the same command again after an "
+        "interruption.",
     )
-    p.add_argument("experiment", choices=["veness2009"], help="which experiment")
-    p.add_argument("--budget", choices=BUDGET_NAMES, default="quick", help="(default quick)")
+    p.add_argument("experiment", choices=["veness2009", "serban2014"], help="which experiment")
     p.add_argument(
-        "--out", metavar="OUT_DIR", help="output directory (default runs/veness2009-BUDGET)"
+        "--budget",
+        choices=BUDGET_NAMES,
+        default="quick",
+        help="(default quick; serban2014 has quick and standard)",
+    )
+    p.add_argument(
+        "--out", metavar="OUT_DIR", help="output directory (default runs/EXPERIMENT-BUDGET)"
     )
     p.add_argument("--seed", type=int, default=1, help="seed of the start weights and openings")
     p.add_argument(
@@ -48,11 +60,79 @@ def add_parser(sub: Any) -> None:
         help="processes in parallel (default 2; with --backend ray: actors per training "
         "run, and tournament games at once)",
     )
-    add_backend_arguments(p, "training actors and tournament games")
+    add_backend_arguments(p, "training actors and tournament games (veness2009)")
+    p.add_argument(
+        "--pgn",
+        metavar="GAMES.pgn",
+        help="serban2014: the game collection of the supervised starting points (e.g. "
+        "twic0920.pgn); needed until its dataset is built",
+    )
+    p.add_argument(
+        "--openings",
+        metavar="FILE",
+        help="serban2014: opening book of self-play and tournament games (.pgn, .tsv, "
+        ".epd or .bin; Serban: ECO, eco.pgn); default the built-in book",
+    )
+    p.add_argument(
+        "--no-finish",
+        action="store_true",
+        help="serban2014: score games unfinished after 200 plies as draws instead of "
+        "having Stockfish play them out (which needs stockfish installed)",
+    )
     p.set_defaults(func=run_reproduce_command)
 
 
 def run_reproduce_command(args: argparse.Namespace) -> int:
+    if args.experiment == "serban2014":
+        return _run_serban(args)
+    given = [name for name, default in SERBAN_OPTIONS.items() if getattr(args, name) != default]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        print(f"error: {flags}: options of serban2014, not of {args.experiment}", file=sys.stderr)
+        return 2
+    return _run_veness(args)
+
+
+def _run_serban(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from treestrap.reproduce.serban2014 import BUDGETS, reproduce
+
+    if args.backend != "local" or args.address:
+        print("error: serban2014 runs on the local backend (no --backend ray)", file=sys.stderr)
+        return 2
+    if args.budget not in BUDGETS:
+        print(
+            f"error: unknown budget {args.budget!r} for serban2014 (known: {', '.join(BUDGETS)})",
+            file=sys.stderr,
+        )
+        return 2
+    out = args.out or f"runs/{args.experiment}-{args.budget}"
+    print(f"output directory: {out}", flush=True)
+    try:
+        reproduce(
+            out,
+            args.budget,
+            pgn=args.pgn,
+            openings=args.openings,
+            seed=args.seed,
+            workers=args.workers,
+            finish=not args.no_finish,
+            report=lambda line: print(line, flush=True),
+        )
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: run the same command again to continue ({out})", file=sys.stderr)
+        return 130
+    print()
+    print((Path(out) / "table.txt").read_text(), end="")
+    print(f"\nplots: {out}/fig7_1.png, {out}/fig7_2.png; ratings: {out}/ratings.txt")
+    return 0
+
+
+def _run_veness(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from treestrap.reproduce.veness2009 import reproduce
