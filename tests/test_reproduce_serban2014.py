@@ -143,6 +143,22 @@ def test_a_second_invocation_rewrites_nothing(
     assert again.reference == first.reference
 
 
+def test_the_command_continues_a_directory_and_prints_its_table(
+    run: tuple[Path, SerbanResult, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out, _, _ = run
+    monkeypatch.setitem(BUDGETS, "quick", TINY)  # the directory's budget, by name
+    before = _stamps(out)
+    assert main(["reproduce", "serban2014", "--out", str(out), "--seed", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "self-play: done before" in printed and "report: done before" in printed
+    assert (out / "table.txt").read_text() in printed
+    assert "fig7_1.png" in printed and "fig7_2.png" in printed
+    assert _stamps(out) == before
+
+
 def test_a_lost_tournament_is_replayed_and_nothing_else(
     run: tuple[Path, SerbanResult, list[str]],
 ) -> None:
