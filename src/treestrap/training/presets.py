@@ -49,22 +49,26 @@ PRESETS: dict[str, dict[str, Any]] = {
         "checkpoint_every": 5,
     },
     # The best measured combination for TreeStrap(alpha-beta) on 2 cores (README,
-    # "Learning strength"): depth-3 searches, a step 40 times the paper's 5e-7, and 200
-    # games. The paper's step was chosen for the far larger trees of 1m+1s searches;
-    # with depth-3 trees it leaves the weights' scale (pinned by the +-9900 mate
-    # targets) reached only after hundreds of games: at 200 games the 2e-5 step scored
-    # +407 Elo over the paper's. Past 200 games this step gets worse again (the same
-    # run's checkpoint at 200 games beat those at 500, 1000 and 1738 games 32-0 at
-    # depth 4): a larger --games needs a smaller or decaying step.
+    # "Learning strength"): depth-3 searches; nodes valued by their quiescence search
+    # (Q(s) through its principal leaf, not H(s): H cannot see the captures at hand,
+    # and fitting them taught every earlier setting a bonus for the side to move);
+    # targets clipped to +-1000 (ten pawns), so found mates stop inflating the material
+    # weights once a side is that far ahead; every weight learns, tempo included (with
+    # quiescence values it settles near half a pawn instead of growing to several); a
+    # step 400 times the paper's 5e-7 for depth-3 trees, halving after 300 games.
     "strong": {
         "algorithm": "treestrap-ab",
-        "games": 200,
+        "games": 1000,
         "depth": 3,
         "clock": None,
         "nodes": None,
-        "step_size": 2e-5,
+        "step_size": 2e-4,
         "optimizer": "sgd",
+        "node_value": "quiescence",
+        "target_clip": 1000.0,
+        "freeze": [],
+        "step_decay": 300.0,
         "max_plies": 200,
-        "checkpoint_every": 100,
+        "checkpoint_every": 50,
     },
 }
