@@ -166,8 +166,10 @@ def test_rootstrap_on_meep_model() -> None:
         pytest.param(-20.0, 10.0, INF, 1, 0, 1, 30.0, id="lower-only-violated"),
         pytest.param(500.0, 10.0, INF, 1, 0, 1, 0.0, id="lower-only-kept"),
         pytest.param(1234.0, -INF, INF, 1, 0, 1, 0.0, id="unbounded"),
-        # Mate scores as bounds: targets clipped to +-9900.
-        pytest.param(12000.0, 9997.0, 9997.0, 1, 0, 1, -2100.0, id="mate-exact-above"),
+        # Mate scores as bounds: targets clipped to +-9900, and values compared as the
+        # clip maps them: a value past the clip already agrees with a mate beyond it.
+        pytest.param(12000.0, 9997.0, 9997.0, 1, 0, 1, 0.0, id="mate-exact-above"),
+        pytest.param(12000.0, 500.0, 500.0, 1, 0, 1, -11500.0, id="clipped-value-above"),
         pytest.param(9000.0, 9995.0, INF, 1, 0, 1, 900.0, id="mate-lower"),
         pytest.param(-9000.0, -INF, -9996.0, 1, 0, 1, -900.0, id="mated-upper"),
         # Nodes that take no part.
