@@ -69,6 +69,9 @@ def main() -> None:
         "init": f"{config['init']} (seed {config['seed']}, scale {config['init_scale']})",
         "step": f"{config.get('optimizer', 'sgd')} {config['step_size']}"
         + (f", decay {config['step_decay']:g} games" if config.get("step_decay") else ""),
+        "node_values": f"{config.get('node_value', 'static')}, "
+        f"target clip {config.get('target_clip', 9900.0):g}, "
+        f"frozen: {', '.join(config.get('freeze', [])) or 'none'}",
         "opponent": opponent_name(args.run, config.get("opponent", "self")),
         "note": args.note,
     }
