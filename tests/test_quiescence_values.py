@@ -104,7 +104,7 @@ def test_the_walk_records_quiescence_values_and_leaf_gradients(fen: str) -> None
 
 
 def test_quiescence_values_remove_the_side_to_move_bias_of_the_errors() -> None:
-    # Measured on 150 middlegame roots with the hand-set weights: the recorded nodes
+    # Measured on 60 middlegame roots with the hand-set weights: the recorded nodes
     # sit about +220 above H(s), and about +3 above Q(s). Here, on random positions,
     # the quiescence errors must be far smaller than the static ones.
     model = hand_set_model()

@@ -6,8 +6,9 @@ Q(s), the value of the captures (all evasions in check) from ``s`` down to quiet
 positions, each scored by H. Asking H(s) itself to match a node's search value asks a
 static evaluation to see the captures at hand, and it cannot: with the hand-set
 weights the recorded nodes of depth-3 training searches sit about +220 above their
-static values for the side to move (150 middlegame roots), and the learned weights
-grow into a bonus for whoever is to move. Q(s) against the same bounds is off by +3.
+static values for the side to move (60 middlegame roots of twic0920), and the learned
+weights grow into a bonus for whoever is to move. Q(s) against the same bounds is
+off by +3.
 So TreeStrap's ``--node-value quiescence`` moves Q(s) instead, through the gradient
 of H at the principal quiescence leaf l(s) (as TD-Leaf moves the principal leaf):
 ``dQ(s)/dtheta = (-1)^k dH(l(s))/dtheta`` for a leaf ``k`` plies below ``s``.
