@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import (
@@ -38,7 +40,7 @@ def add_parser(sub: Any) -> None:
         "supervised logistic regression and MLP(20) starting points learned from --pgn, "
         "Algorithm 7 self-play from each, two gauntlets with games unfinished after 200 "
         "plies played out by Stockfish, the best RL LogReg at 250 Elo; table.txt, "
-        "fig7_1.png, fig7_2.png. Budgets: quick (about 30 minutes on 2 cores), standard "
+        "fig7_1.png, fig7_2.png. Budgets: quick (about 11 minutes on 2 cores), standard "
         "(a few hours). Every stage resumes: run the same command again after an "
         "interruption.",
     )
@@ -94,8 +96,6 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
 
 
 def _run_serban(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from treestrap.reproduce.serban2014 import BUDGETS, reproduce
 
     if args.backend != "local" or args.address:
@@ -108,9 +108,9 @@ def _run_serban(args: argparse.Namespace) -> int:
         )
         return 2
     out = args.out or f"runs/{args.experiment}-{args.budget}"
-    print(f"output directory: {out}", flush=True)
-    try:
-        reproduce(
+    return _run_and_report(
+        out,
+        lambda: reproduce(
             out,
             args.budget,
             pgn=args.pgn,
@@ -119,22 +119,12 @@ def _run_serban(args: argparse.Namespace) -> int:
             workers=args.workers,
             finish=not args.no_finish,
             report=lambda line: print(line, flush=True),
-        )
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"interrupted: run the same command again to continue ({out})", file=sys.stderr)
-        return 130
-    print()
-    print((Path(out) / "table.txt").read_text(), end="")
-    print(f"\nplots: {out}/fig7_1.png, {out}/fig7_2.png; ratings: {out}/ratings.txt")
-    return 0
+        ),
+        f"plots: {out}/fig7_1.png, {out}/fig7_2.png; ratings: {out}/ratings.txt",
+    )
 
 
 def _run_veness(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from treestrap.reproduce.veness2009 import reproduce
 
     problem = check_backend_arguments(args)
@@ -142,16 +132,26 @@ def _run_veness(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     out = args.out or f"runs/{args.experiment}-{args.budget}"
-    print(f"output directory: {out}", flush=True)
-    try:
-        reproduce(
+    return _run_and_report(
+        out,
+        lambda: reproduce(
             out,
             args.budget,
             seed=args.seed,
             workers=args.workers,
             backend=args.backend,
             address=args.address,
-        )
+        ),
+        f"plot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/",
+    )
+
+
+def _run_and_report(out: str, run: Callable[[], object], files: str) -> int:
+    """Run a reproduction into ``out``: an ``error:`` line (exit 2) for bad input, a
+    hint to continue when interrupted (130), else its table and where its files are."""
+    print(f"output directory: {out}", flush=True)
+    try:
+        run()
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -160,5 +160,5 @@ def _run_veness(args: argparse.Namespace) -> int:
         return 130
     print()
     print((Path(out) / "table.txt").read_text(), end="")
-    print(f"\nplot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/")
+    print(f"\n{files}")
     return 0

@@ -115,12 +115,10 @@ LOGREG_STEP, LOGREG_MOMENTUM = 0.0031, 0.0
 MLP_STEP, MLP_MOMENTUM = 0.01, 0.9
 
 BUDGETS = {
-    # About 30 minutes on 2 cores, estimated from single games measured here: a
-    # 200-ply self-play game of MLP(20) with 500-node trees and M = 2000 takes about
-    # 5 s (200 games, two at a time: ~8 minutes), a depth-3 tournament game with its
-    # Stockfish finish about 2.5 s (460 games: ~10 minutes), dataset and supervised
-    # starts 2-3 minutes. Serban's 50 games and checkpoints, smaller trees, 20
-    # tournament games a pair.
+    # About 11 minutes on 2 cores, measured with twic0920 (dataset 9 s, supervised
+    # starts 11 s, 200 self-play games two at a time 518 s, 460 tournament games
+    # 103 s). Serban's 50 games and checkpoints, smaller trees, 20 tournament games a
+    # pair.
     "quick": Budget(
         epochs=6,
         candidates=((1.0, 6), (0.25, 2), (0.05, 1)),
