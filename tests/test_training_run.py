@@ -301,3 +301,11 @@ def test_resume_after_kill_between_weights_and_checkpoint(
         load_weights(tmp_path / "weights.npz").weights,
         load_weights(reference_run / "weights.npz").weights,
     )
+
+
+def test_a_resumed_runs_progress_bar_counts_to_the_runs_own_games(tmp_path: Path) -> None:
+    from treestrap.commands.train import _saved_games
+
+    train(quick("treestrap-ab", 1, seed=4, max_plies=10), tmp_path)
+    assert _saved_games(str(tmp_path)) == 1
+    assert _saved_games(str(tmp_path / "missing")) == 0

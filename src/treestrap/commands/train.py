@@ -253,6 +253,15 @@ def _network_run(args: argparse.Namespace) -> bool | str:
     return True
 
 
+def _saved_games(run_dir: str) -> int:
+    """The games a run directory was started for, for the progress bar of a resumed run
+    (0, an open-ended bar, where its config cannot be read: the run itself says why)."""
+    try:
+        return int(json.loads((Path(run_dir) / "config.json").read_text())["games"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return 0
+
+
 def run_train(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -275,7 +284,7 @@ def run_train(args: argparse.Namespace) -> int:
         return 2
     if args.resume:
         run_dir = args.resume
-        config = TrainConfig(games=args.games or 0)
+        config = TrainConfig(games=args.games or _saved_games(run_dir))
     else:
         config = TrainConfig()
         stamp = time.strftime("%Y%m%d-%H%M%S")
