@@ -24,7 +24,7 @@ from treestrap.reproduce.veness2009 import (
     reproduce,
     training_config,
 )
-from treestrap.training.config import TrainConfig
+from treestrap.training.config import TrainConfig, apply_preset
 from treestrap.training.curve import (
     Checkpoint,
     CurveSettings,
@@ -200,6 +200,21 @@ def test_standard_budget_scales_only_the_treestrap_steps() -> None:
         "td-leaf": None,
         "rootstrap-ab": None,
         "treestrap-mm": 4e-5,
-        "treestrap-ab": 2e-5,
+        "treestrap-ab": 2e-4,
     }
-    assert all(training_config(a, BUDGETS["quick"], 1).step_size is None for a in ALGORITHMS)
+    assert all(training_config(a, BUDGETS["paper"], 1).step_size is None for a in ALGORITHMS)
+
+
+def test_quick_and_standard_budgets_train_treestrap_ab_as_the_strong_preset() -> None:
+    strong = apply_preset(TrainConfig(), "strong")
+    fields = ("step_size", "step_decay", "node_value", "target_clip", "freeze", "optimizer")
+    for name in ("quick", "standard"):
+        ab = training_config("treestrap-ab", BUDGETS[name], 1)
+        assert [getattr(ab, f) for f in fields] == [getattr(strong, f) for f in fields]
+        assert ab.depth == 3 and ab.init == "random"
+        for other in ("td-leaf", "rootstrap-ab", "treestrap-mm"):
+            config = training_config(other, BUDGETS[name], 1)
+            assert config.node_value == "static" and config.freeze == ["tempo"]
+    # The paper's budget keeps the paper's TreeStrap: static values, unclipped.
+    paper = training_config("treestrap-ab", BUDGETS["paper"], 1)
+    assert paper.node_value == "static" and paper.target_clip == 9900.0

@@ -17,13 +17,16 @@ command again after an interruption.
 from __future__ import annotations
 
 import concurrent.futures as futures
+import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from treestrap.rating.curve import DISPLAY_NAMES
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
+from treestrap.training.presets import PRESETS
 from treestrap.training.run import train
 
 #: The four algorithms of Figure 2 and Table 2.
@@ -54,8 +57,20 @@ class Budget:
     note: str
     #: printed under the table: what the budget can and cannot show
     caveat: str = ""
-    #: (algorithm, step size) where the budget departs from the paper's steps
-    steps: tuple[tuple[str, float], ...] = ()
+    #: TrainConfig fields by algorithm where the budget departs from the paper's
+    #: settings (steps for depth-3 trees, the strong TreeStrap(alpha-beta))
+    learning: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+#: TreeStrap(alpha-beta) as the ``strong`` preset learns (README, "Learning strength"):
+#: each node's bounds correct its quiescence value Q(s) through its principal leaf, not
+#: H(s) (the training search never values an interior node statically, and fitting H
+#: to those bounds taught every static-value setting a bonus for the side to move);
+#: targets clipped to ten pawns; every weight learns; step 2e-4 halving after 300 games.
+STRONG_TREESTRAP_AB = {
+    name: PRESETS["strong"][name]
+    for name in ("step_size", "step_decay", "node_value", "target_clip", "freeze")
+}
 
 
 BUDGETS = {
@@ -71,18 +86,21 @@ BUDGETS = {
         points_per_run=4,
         tournament_tc="depth=3",
         games_per_pair=4,
-        note="250 self-play games per algorithm at depth 3; depth-3 tournament",
+        note="250 self-play games per algorithm at depth 3, TreeStrap(alpha-beta) as "
+        "--preset strong; depth-3 tournament",
         caveat="the quick budget's intervals overlap by design: 250 shallow games and 4 "
         "tournament games a pair show where the curves start, not a significant order "
         "(--budget standard is sized for that)",
+        learning={"treestrap-ab": STRONG_TREESTRAP_AB},
     ),
-    # At most 2 hours on 2 cores (about 45 minutes of training, two runs at a time,
-    # and a 1088-game depth-4 round robin): enough games to separate the algorithms.
-    # TreeStrap sums its update over every node of a tree, and the paper set its
-    # TreeStrap steps (1e-6, 5e-7) for the trees of 1m+1s searches; depth-3 trees are far
-    # smaller, so both TreeStrap steps are 40 times the paper's (measured for
-    # TreeStrap(alpha-beta): +407 Elo over the paper's step at 200 games, README). TD-Leaf
-    # and RootStrap update one position per move, whatever the tree: the paper's steps.
+    # At most 2 hours on 2 cores (two training runs at a time, then a 1088-game depth-4
+    # round robin): enough games to separate the algorithms. TreeStrap sums its update
+    # over every node of a tree, and the paper set its TreeStrap steps (1e-6, 5e-7) for
+    # the trees of 1m+1s searches; depth-3 trees are far smaller, so TreeStrap(minimax)
+    # takes 40 times the paper's step, and TreeStrap(alpha-beta) learns as the strong
+    # preset does (quiescence node values, ten-pawn clip, 2e-4 halving after 300 games).
+    # TD-Leaf and RootStrap update one position per move, whatever the tree: the
+    # paper's steps.
     "standard": Budget(
         games=300,
         depth=3,
@@ -94,9 +112,10 @@ BUDGETS = {
         points_per_run=4,
         tournament_tc="depth=4",
         games_per_pair=8,
-        note="300 self-play games per algorithm at depth 3, TreeStrap steps 40 x the "
-        "paper's; depth-4 round robin, 8 games a pair",
-        steps=(("treestrap-ab", 2e-5), ("treestrap-mm", 4e-5)),
+        note="300 self-play games per algorithm at depth 3, TreeStrap(minimax) step 40 x "
+        "the paper's, TreeStrap(alpha-beta) as --preset strong; depth-4 round robin, "
+        "8 games a pair",
+        learning={"treestrap-ab": STRONG_TREESTRAP_AB, "treestrap-mm": {"step_size": 4e-5}},
     ),
     # The paper's protocol: 1m+1s Fischer clocks with learning charged to the clock,
     # ten thousand games (Figure 2's axis); days of computing.
@@ -133,11 +152,11 @@ def superiority(result: CurveResult, leader: str = "treestrap-ab") -> str:
 
 
 def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
-    """The same start (init and seed), openings and budget for every algorithm."""
-    return TrainConfig(
+    """The same start (init and seed), openings and budget for every algorithm, with
+    the budget's own settings for some (``Budget.learning``)."""
+    config = TrainConfig(
         algorithm=algorithm,
         games=budget.games,
-        step_size=dict(budget.steps).get(algorithm),
         init="random",
         seed=seed,
         depth=budget.depth,
@@ -156,6 +175,11 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
         squash=False,
         use_outcome=True,
         predicted_only=False,
+    )
+    changes = budget.learning.get(algorithm, {})
+    # Copies, so that no two configs share a preset's list.
+    return dataclasses.replace(
+        config, **{k: list(v) if isinstance(v, list) else v for k, v in changes.items()}
     )
 
 
