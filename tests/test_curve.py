@@ -20,6 +20,7 @@ from treestrap.rating.ratings import load_results
 from treestrap.reproduce.veness2009 import (
     ALGORITHMS,
     BUDGETS,
+    SLOWEST,
     Budget,
     reproduce,
     training_config,
@@ -190,6 +191,7 @@ def test_budgets_are_what_the_help_says() -> None:
     assert BUDGETS["quick"].games == 250 and BUDGETS["quick"].depth == 3
     assert BUDGETS["paper"].clock == 60.0 and BUDGETS["paper"].increment == 1.0
     assert BUDGETS["standard"].games == 300 and BUDGETS["standard"].depth == 3
+    assert SLOWEST in ALGORITHMS  # trained first, so a renamed rule cannot lose its place
 
 
 def test_standard_budget_scales_only_the_treestrap_steps() -> None:
