@@ -238,8 +238,7 @@ def train_all(
         # share the second worker meanwhile.
         order = sorted(zip(ALGORITHMS, runs, strict=True), key=lambda ar: ar[0] != SLOWEST)
         jobs = {
-            pool.submit(_train_one, training_config(a, budget, seed), run): run
-            for a, run in order
+            pool.submit(_train_one, training_config(a, budget, seed), run): run for a, run in order
         }
         pending = set(jobs)
         while pending:
