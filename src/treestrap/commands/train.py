@@ -256,9 +256,11 @@ def _network_run(args: argparse.Namespace) -> bool | str:
 def _saved_games(run_dir: str) -> int:
     """The games a run directory was started for, for the progress bar of a resumed run
     (0, an open-ended bar, where its config cannot be read: the run itself says why)."""
+    from treestrap.training.run import saved_config
+
     try:
-        return int(json.loads((Path(run_dir) / "config.json").read_text())["games"])
-    except (OSError, ValueError, TypeError, KeyError):
+        return saved_config(Path(run_dir), 0).games
+    except (OSError, ValueError):
         return 0
 
 

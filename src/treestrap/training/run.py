@@ -129,7 +129,7 @@ def _check_model_kind(model: RunModel, config: TrainConfig, path: Path) -> None:
         raise ValueError(f"{path}: its weights are not the {config.model} model of the run")
 
 
-def _saved_config(run: Path, games: int) -> TrainConfig:
+def saved_config(run: Path, games: int) -> TrainConfig:
     """The config a run directory was started with (``games``, if given, replaces its
     number of games); ``ValueError`` if there is none."""
     path = run / "config.json"
@@ -163,7 +163,7 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
     run = Path(run_dir)
     weights = run / "weights.npz"
     if resume:
-        config = _saved_config(run, config.games)
+        config = saved_config(run, config.games)
     # Every check of the config and the book before the first write, so bad input
     # leaves no run directory behind (one that only --resume would accept).
     config.validate()
