@@ -7,7 +7,6 @@ Building the parser reads only :mod:`treestrap.training.presets` (no numba), so 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -236,10 +235,11 @@ def _network_run(args: argparse.Namespace) -> bool | str:
     """Whether the run trains a network (``--model``, or a resumed network run), or a
     problem to report; options of networks without ``--model`` are refused."""
     if args.resume:
-        saved = Path(args.resume) / "config.json"
+        from treestrap.training.run import saved_config
+
         try:
-            return json.loads(saved.read_text()).get("model", "linear") != "linear"
-        except (OSError, ValueError, AttributeError):
+            return saved_config(Path(args.resume), 0).model != "linear"
+        except (OSError, ValueError):
             return False  # the run itself says what is wrong with it
     if args.model is None or args.model == "linear":
         given = [
