@@ -175,6 +175,19 @@ def test_an_opponent_plays_inside_each_actor(tmp_path: Path) -> None:
     assert "weights:hand-set.npz" in (tmp_path / "actor" / "games.pgn").read_text()
 
 
+def test_the_opponent_takes_over_after_the_self_play_games(tmp_path: Path) -> None:
+    config = tiny(3, opponent="hand-set", opponent_depth=1, opponent_after=2)
+    train(config, tmp_path / "sequential")
+    train_distributed(config, str(tmp_path / "actor"), actors=1, backend=InProcessBackend(1))
+    pgn = (tmp_path / "sequential" / "games.pgn").read_text()
+    assert pgn == (tmp_path / "actor" / "games.pgn").read_text()
+    games = pgn.split("[Event ")[1:]
+    assert len(games) == 3
+    assert ["hand-set" in game for game in games] == [False, False, True]
+    with pytest.raises(ValueError, match="opponent after"):
+        dataclasses.replace(config, opponent_after=-1).validate()
+
+
 # --- actor processes -----------------------------------------------------------------
 
 

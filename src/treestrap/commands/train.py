@@ -84,6 +84,13 @@ def add_parser(sub: Any) -> None:
     )
     t.add_argument("--opponent-depth", dest="opponent_depth", type=int)
     t.add_argument(
+        "--opponent-after",
+        dest="opponent_after",
+        type=int,
+        metavar="GAMES",
+        help="play the first GAMES games against itself, then against --opponent (default 0)",
+    )
+    t.add_argument(
         "--ladder",
         action="store_true",
         default=None,
@@ -314,6 +321,7 @@ def run_train(args: argparse.Namespace) -> int:
                 "minimax_qnodes",
                 "opponent",
                 "opponent_depth",
+                "opponent_after",
                 "ladder",
                 "openings",
                 "max_plies",

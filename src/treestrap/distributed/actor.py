@@ -25,7 +25,12 @@ from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.game import play_training_game
 from treestrap.training.learner import Learner, NetworkLearner, ReplayAlgorithm
-from treestrap.training.opponents import Opponent, UciOpponent, make_opponent
+from treestrap.training.opponents import (
+    Opponent,
+    UciOpponent,
+    faces_opponent,
+    make_opponent,
+)
 from treestrap.training.run import game_opening
 
 
@@ -101,9 +106,8 @@ class Actor:
         opening, learner_white = game_opening(self.config, self.book, job.ticket)
         self.recorder.take()  # nothing from a game that failed half-way
         self.learner.algorithm.start_game(job.ticket)
-        summary = play_training_game(
-            self.learner, self.opponent, opening, job.ticket, learner_white
-        )
+        partner = self.opponent if faces_opponent(self.config, job.ticket) else None
+        summary = play_training_game(self.learner, partner, opening, job.ticket, learner_white)
         return Played(job.ticket, self.version, summary, self.recorder.take())
 
     def close(self) -> None:

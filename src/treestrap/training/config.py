@@ -51,6 +51,10 @@ class TrainConfig:
     #: "self", "stockfish", "stockfish:ELO", "uci:COMMAND" or a weight file
     opponent: str = "self"
     opponent_depth: int = 3
+    #: games of self-play before the opponent takes over (0: the opponent from the
+    #: first game). A partner late in a run moved the strong run's weights further
+    #: than more self-play did (README, "Learning strength").
+    opponent_after: int = 0
     #: raise/lower the opponent's UCI_Elo by ladder_step after a window of games
     ladder: bool = False
     ladder_window: int = 10
@@ -105,6 +109,8 @@ class TrainConfig:
     replay_steps: int = 1
 
     def validate(self) -> None:
+        if self.opponent_after < 0:
+            raise ValueError(f"opponent after must be >= 0 games, got {self.opponent_after}")
         if self.model != "linear":
             self._validate_network()
             return

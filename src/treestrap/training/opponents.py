@@ -66,6 +66,12 @@ class UciOpponent(Opponent):
         self.engine.quit()
 
 
+def faces_opponent(config: TrainConfig, number: int) -> bool:
+    """Whether game ``number`` (from 1) is played against the opponent rather than
+    against the learner itself: ``--opponent-after`` games of self-play come first."""
+    return config.opponent != "self" and number > config.opponent_after
+
+
 def make_opponent(config: TrainConfig, elo: int | None) -> Opponent | None:
     spec = config.opponent
     if spec == "self":

@@ -64,7 +64,12 @@ from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
 from treestrap.training.learner import Learner, NetworkLearner
-from treestrap.training.opponents import Opponent, make_opponent, update_ladder
+from treestrap.training.opponents import (
+    Opponent,
+    faces_opponent,
+    make_opponent,
+    update_ladder,
+)
 from treestrap.training.records import append_record, metrics_row, truncate_records
 
 
@@ -214,10 +219,11 @@ def commit_game(
     write its records, checkpoint, optimizer state and, last, the weights."""
     config, run, model, state = opened.config, opened.run, opened.model, opened.state
     number = state.games + 1
-    score = summary.learner_score if config.opponent != "self" else 0.5
+    versus = faces_opponent(config, number)
+    score = summary.learner_score if versus else 0.5
     if summary.result == "1/2-1/2":
         state.draws += 1
-    elif config.opponent == "self":
+    elif not versus:
         state.wins += summary.result == "1-0"
         state.losses += summary.result == "0-1"
     elif score == 1.0:
@@ -270,7 +276,8 @@ def train(
             number = state.games + 1
             opening, learner_white = game_opening(config, opened.book, number)
             learner.algorithm.start_game(number)
-            summary = play_training_game(learner, opponent, opening, number, learner_white)
+            partner = opponent if faces_opponent(config, number) else None
+            summary = play_training_game(learner, partner, opening, number, learner_white)
             extra = None
             if isinstance(learner, NetworkLearner):
                 opened.model = learner.model()  # the weights to write: the network now
