@@ -186,6 +186,7 @@ def test_strong_preset_run_learns(tmp_path: Path) -> None:
     preset = apply_preset(TrainConfig(seed=1), "strong")
     assert preset.node_value == "quiescence" and preset.depth == 3
     assert preset.target_clip == 1000.0 and preset.freeze == []
+    assert preset.opponent == "hand-set" and preset.opponent_after > LEARNING_GAMES
     config = dataclasses.replace(
         preset, games=LEARNING_GAMES, init_scale=LEARNING_SCALE, checkpoint_every=LEARNING_GAMES
     )

@@ -1,12 +1,14 @@
 """Ship a training run's final weights as the package's ``learned`` preset.
 
     python tools/ship_learned.py RUN_DIR --command "treestrap train ..." \
-        --note "match: ..." [--commit REV] [--checkpoint GAMES]
+        --note "match: ..." [--commit REV] [--checkpoint GAMES] [--after FIRST_RUN]
 
 writes ``src/treestrap/evaluation/data/learned.npz``: the run's weights with their
 provenance in the metadata (the command that reproduces them, games, CPU time, the
 commit of the code that trained them, the date, and a free note such as a match
-result), which ``treestrap weights show`` prints.
+result), which ``treestrap weights show`` prints. ``--after FIRST_RUN`` names the run
+whose final weights RUN_DIR started from (``--init``): games and CPU time are then the
+two runs' sums, and the start is the first run's.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def main() -> None:
     parser.add_argument(
         "--checkpoint", type=int, metavar="GAMES", help="ship this checkpoint, not the last"
     )
+    parser.add_argument(
+        "--after", type=Path, metavar="FIRST_RUN", help="the run this one continued (--init)"
+    )
     args = parser.parse_args()
     source = (
         args.run / "checkpoints" / f"game-{args.checkpoint:06d}.npz"
@@ -54,10 +59,17 @@ def main() -> None:
     model = load_weights(source)
     games = int(model.metadata["games"])
     cpu = cpu_seconds_by_game(args.run)[games]
+    config = json.loads((args.run / "config.json").read_text())
+    start, opponent = config, opponent_name(args.run, config.get("opponent", "self"))
+    if args.after is not None:  # a second stage: count the first one in
+        start = json.loads((args.after / "config.json").read_text())
+        first_games = int(load_weights(args.after / "weights.npz").metadata["games"])
+        cpu += cpu_seconds_by_game(args.after)[first_games]
+        games += first_games
+        opponent = f"self for {first_games} games, then {opponent}"
     commit = subprocess.run(
         ["git", "rev-parse", "--short", args.commit], capture_output=True, text=True, check=True
     ).stdout.strip()
-    config = json.loads((args.run / "config.json").read_text())
     model.metadata = {
         "preset": LEARNED,
         "algorithm": config["algorithm"],
@@ -66,13 +78,13 @@ def main() -> None:
         "command": args.command,
         "commit": commit,
         "date": datetime.date.today().isoformat(),
-        "init": f"{config['init']} (seed {config['seed']}, scale {config['init_scale']})",
-        "step": f"{config.get('optimizer', 'sgd')} {config['step_size']}"
-        + (f", decay {config['step_decay']:g} games" if config.get("step_decay") else ""),
+        "init": f"{start['init']} (seed {start['seed']}, scale {start['init_scale']})",
+        "step": f"{start.get('optimizer', 'sgd')} {start['step_size']}"
+        + (f", decay {start['step_decay']:g} games" if start.get("step_decay") else ""),
         "node_values": f"{config.get('node_value', 'static')}, "
         f"target clip {config.get('target_clip', 9900.0):g}, "
         f"frozen: {', '.join(config.get('freeze', [])) or 'none'}",
-        "opponent": opponent_name(args.run, config.get("opponent", "self")),
+        "opponent": opponent,
         "note": args.note,
     }
     save_weights(model, OUT)

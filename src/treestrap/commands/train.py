@@ -88,7 +88,8 @@ def add_parser(sub: Any) -> None:
         dest="opponent_after",
         type=int,
         metavar="GAMES",
-        help="play the first GAMES games against itself, then against --opponent (default 0)",
+        help="play the first GAMES games against itself, then against --opponent "
+        "(default 0; 8265 in --preset strong)",
     )
     t.add_argument(
         "--ladder",
