@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import subprocess
 from pathlib import Path
 
 from treestrap.evaluation.presets import LEARNED
 from treestrap.evaluation.weights import load_weights, save_weights
 from treestrap.training.curve import cpu_seconds_by_game
+from treestrap.training.run import saved_config
 
 OUT = Path(__file__).resolve().parents[1] / "src/treestrap/evaluation/data/learned.npz"
 
@@ -59,10 +59,10 @@ def main() -> None:
     model = load_weights(source)
     games = int(model.metadata["games"])
     cpu = cpu_seconds_by_game(args.run)[games]
-    config = json.loads((args.run / "config.json").read_text())
-    start, opponent = config, opponent_name(args.run, config.get("opponent", "self"))
+    config = saved_config(args.run, 0)
+    start, opponent = config, opponent_name(args.run, config.opponent)
     if args.after is not None:  # a second stage: count the first one in
-        start = json.loads((args.after / "config.json").read_text())
+        start = saved_config(args.after, 0)
         first_games = int(load_weights(args.after / "weights.npz").metadata["games"])
         cpu += cpu_seconds_by_game(args.after)[first_games]
         games += first_games
@@ -72,18 +72,17 @@ def main() -> None:
     ).stdout.strip()
     model.metadata = {
         "preset": LEARNED,
-        "algorithm": config["algorithm"],
+        "algorithm": config.algorithm,
         "games": games,
         "cpu_hours": round(cpu / 3600, 2),
         "command": args.command,
         "commit": commit,
         "date": datetime.date.today().isoformat(),
-        "init": f"{start['init']} (seed {start['seed']}, scale {start['init_scale']})",
-        "step": f"{start.get('optimizer', 'sgd')} {start['step_size']}"
-        + (f", decay {start['step_decay']:g} games" if start.get("step_decay") else ""),
-        "node_values": f"{config.get('node_value', 'static')}, "
-        f"target clip {config.get('target_clip', 9900.0):g}, "
-        f"frozen: {', '.join(config.get('freeze', [])) or 'none'}",
+        "init": f"{start.init} (seed {start.seed}, scale {start.init_scale})",
+        "step": f"{start.optimizer} {start.step_size}"
+        + (f", decay {start.step_decay:g} games" if start.step_decay else ""),
+        "node_values": f"{config.node_value}, target clip {config.target_clip:g}, "
+        f"frozen: {', '.join(config.freeze) or 'none'}",
         "opponent": opponent,
         "note": args.note,
     }
