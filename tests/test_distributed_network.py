@@ -20,7 +20,8 @@ from treestrap.distributed.local import LocalBackend
 from treestrap.distributed.updates import ReplaySample
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import load_weights
-from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig
+from treestrap.learn.names import NETWORK_ALGORITHM
+from treestrap.training.config import TrainConfig
 
 torch.set_num_threads(1)
 

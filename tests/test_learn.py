@@ -599,8 +599,8 @@ def test_registry_unknown_name() -> None:
 
 
 def test_command_line_algorithm_names_match_the_registry() -> None:
+    from treestrap.learn.names import ALGORITHM_NAMES
     from treestrap.learn.registry import ALGORITHMS
-    from treestrap.training.presets import ALGORITHM_NAMES
 
     assert tuple(ALGORITHMS) == ALGORITHM_NAMES
 

@@ -22,12 +22,12 @@ from test_training_run import (
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import load_weights
-from treestrap.learn.optimizer import OPTIMIZERS
-from treestrap.learn.targets import OBJECTIVES
+from treestrap.learn.names import OBJECTIVES, OPTIMIZERS
+from treestrap.learn.optimizer import make_optimizer
+from treestrap.learn.targets import objective_deltas
 from treestrap.search.context import NODES, QNODES, new_context
 from treestrap.search.quiescence import quiescence
 from treestrap.search.training import TrainingSearch
-from treestrap.training import presets
 from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
 from treestrap.training.config import TrainConfig, apply_preset
 from treestrap.training.learner import Learner
@@ -40,9 +40,13 @@ def adam_config(games: int = GAMES):
     return quick("treestrap-ab", games, seed=7, max_plies=40, optimizer="adam", step_size=2.0)
 
 
-def test_command_line_optimizers_match_the_learning_layer() -> None:
-    assert presets.OPTIMIZERS == OPTIMIZERS
-    assert presets.OBJECTIVES == OBJECTIVES
+def test_every_listed_optimizer_and_objective_is_implemented() -> None:
+    for name in OPTIMIZERS:
+        assert make_optimizer(name, 4, 0.1).name == name
+    static, target = np.array([0.0, 100.0]), np.array([50.0, 50.0])
+    for objective in OBJECTIVES:
+        deltas = objective_deltas(static, target, objective)
+        assert deltas[0] > 0 > deltas[1], objective
 
 
 def test_objective_and_step_decay_reach_the_update_rule() -> None:

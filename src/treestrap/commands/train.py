@@ -17,14 +17,15 @@ from treestrap.commands.arguments import (
     check_backend_arguments,
     int_at_least,
 )
-from treestrap.training.presets import (
+from treestrap.learn.names import (
     ALGORITHM_NAMES,
+    NETWORK_ALGORITHM,
     NETWORK_OBJECTIVES,
     NODE_VALUES,
     OBJECTIVES,
     OPTIMIZERS,
-    PRESETS,
 )
+from treestrap.training.presets import PRESETS
 
 
 def _at_least_one(text: str) -> int:
@@ -277,7 +278,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig, apply_preset
+    from treestrap.training.config import TrainConfig, apply_preset
     from treestrap.training.run import train
 
     # Before the run exists: a zero limit would make a run that plays no game.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.base import Algorithm, Hyper
+from treestrap.learn.names import ALGORITHM_NAMES
 from treestrap.learn.rootstrap import RootStrap, RootStrapMinimax
 from treestrap.learn.td import TemporalDifference
 from treestrap.learn.td_leaf import TDLeaf
@@ -30,6 +31,7 @@ ALGORITHMS: dict[str, type[Algorithm]] = {
     "treestrap-mm": TreeStrapMinimax,
     "treestrap-ab": TreeStrapAlphaBeta,
 }
+assert tuple(ALGORITHMS) == ALGORITHM_NAMES, "learn/names.py lists every rule, in order"
 
 DEFAULT_STEP_SIZE: dict[str, float] = {
     "td": 1e-5,

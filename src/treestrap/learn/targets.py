@@ -40,11 +40,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from treestrap.learn.names import OBJECTIVES
 from treestrap.learn.temporal import BETA
 from treestrap.search.tree import NOISY, QUIESCENCE, TERMINAL, SearchTree
 from treestrap.search.value import VALUE_CLIP
-
-OBJECTIVES = ("squared", "cross-entropy", "squashed")
 
 
 def objective_deltas(static: np.ndarray, target: np.ndarray, objective: str) -> np.ndarray:

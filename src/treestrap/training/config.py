@@ -11,11 +11,17 @@ from dataclasses import dataclass, field
 
 from treestrap.evaluation.features import get_feature_set
 from treestrap.evaluation.presets import RANDOM_SCALE
-from treestrap.learn.optimizer import OPTIMIZERS
+from treestrap.learn.names import (
+    NETWORK_ALGORITHM,
+    NETWORK_ALGORITHMS,
+    NETWORK_OBJECTIVES,
+    NODE_VALUES,
+    OBJECTIVES,
+    OPTIMIZERS,
+)
 from treestrap.learn.registry import ALGORITHMS
-from treestrap.learn.targets import OBJECTIVES
 from treestrap.search.value import VALUE_CLIP
-from treestrap.training.presets import NETWORK_OBJECTIVES, NODE_VALUES, PRESETS
+from treestrap.training.presets import PRESETS
 
 #: The fields of a network run (``model`` other than "linear"); a linear run's
 #: ``config.json`` leaves them out, so it reads as it did before networks.
@@ -214,14 +220,6 @@ class TrainConfig:
             for name in NETWORK_FIELDS:
                 del saved[name]
         return saved
-
-
-#: The update rule of network runs by default: Algorithm 7 learns from full-tree
-#: minimax trees.
-NETWORK_ALGORITHM = "treestrap-mm"
-#: Network runs' update rules: Algorithm 7 over minimax trees, or over the training
-#: alpha-beta's table walk with a one-sided loss (TreeStrap(alpha-beta) for networks).
-NETWORK_ALGORITHMS = (NETWORK_ALGORITHM, "treestrap-ab")
 
 
 def network_sizes(spec: str) -> list[int]:

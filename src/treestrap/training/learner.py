@@ -16,6 +16,7 @@ from treestrap.evaluation.model import evaluate, evaluate_gradient
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.base import ALPHABETA, MINIMAX, Algorithm, Hyper, Step, UpdateStats
+from treestrap.learn.names import NETWORK_ALGORITHM, NETWORK_OBJECTIVES
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.registry import default_step_size, make_algorithm
 from treestrap.learn.replay import (
@@ -31,8 +32,7 @@ from treestrap.search.training import SearchResult, TrainingSearch
 from treestrap.search.tree import new_tree
 from treestrap.search.tt_walk import walk_tt
 from treestrap.search.value import VALUE_CLIP
-from treestrap.training.config import NETWORK_ALGORITHM, TrainConfig, frozen_indices
-from treestrap.training.presets import NETWORK_OBJECTIVES
+from treestrap.training.config import TrainConfig, frozen_indices
 
 
 class Learner:

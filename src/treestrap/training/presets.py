@@ -1,38 +1,10 @@
 """Training presets, kept free of heavy imports so the command line can list them
-instantly (``treestrap train --help``)."""
+instantly (``treestrap train --help``). The names the presets use are in
+:mod:`treestrap.learn.names`."""
 
 from __future__ import annotations
 
 from typing import Any
-
-#: Names of the update rules (``treestrap.learn.registry.ALGORITHMS`` has the classes).
-ALGORITHM_NAMES = (
-    "td",
-    "td-root",
-    "td-leaf",
-    "rootstrap-mm",
-    "rootstrap-ab",
-    "treestrap-mm",
-    "treestrap-ab",
-)
-
-#: Ways of applying updates (``treestrap.learn.optimizer`` has the classes).
-OPTIMIZERS = ("sgd", "adagrad", "adam")
-
-#: RootStrap/TreeStrap errors (``treestrap.learn.targets`` computes them).
-OBJECTIVES = ("squared", "cross-entropy", "squashed")
-
-#: What TreeStrap(alpha-beta) compares a node's bounds with (``treestrap.search.tt_walk``).
-NODE_VALUES = ("static", "quiescence")
-
-#: Network objectives (Serban 2014, Table 4.1) by their command-line names, each with
-#: its name in ``treestrap.learn.objectives_network``; taken only with ``--model``.
-NETWORK_OBJECTIVES = {
-    "squared": "squared",
-    "hard-cross-entropy": "hard-ce",
-    "soft-cross-entropy": "soft-ce",
-    "reversed-kl": "reverse-kl",
-}
 
 PRESETS: dict[str, dict[str, Any]] = {
     # Veness et al. 2009, section 6: 1m+1s Fischer clocks with learning time charged to

@@ -1,0 +1,261 @@
+"""Fingerprint what treestrap writes, to show that a change of structure changes no output.
+
+Runs a linear training run, a network training run, a tournament and both paper
+reproductions on a fixed seed, then hashes every file they wrote with what depends on
+the clock taken out (seconds, nodes per second, dates, the code's commit). Run it on
+the code before a change and after, and compare::
+
+    python tools/output_fingerprint.py --out BEFORE            # on the old commit
+    python tools/output_fingerprint.py --out AFTER             # on the new one
+    python tools/output_fingerprint.py --compare BEFORE/fingerprint.json AFTER/fingerprint.json
+
+``--budget tiny`` (the default) runs each in a minute or two; ``--budget quick`` runs
+the reproductions at their smallest named budgets (about 20 minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+ECO = SHARED / "openings" / "eco.pgn"
+TWIC = SHARED / "games" / "twic0920.pgn"
+
+#: keys whose values follow the clock or the checkout, not the computation
+CLOCK_KEY = re.compile(
+    r"second|nps|time|date|elapsed|created|started|finished|per_hour|commit|cpu|version_git"
+    r"|wall|speed|duration|host",
+    re.IGNORECASE,
+)
+#: "12 s", "3.4 s": durations printed into text reports
+DURATION = re.compile(r"\d+(\.\d+)? s\b")
+#: files that only hold durations
+SKIPPED = {"timings.json"}
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if not CLOCK_KEY.search(str(k))}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _json_digest(text: str) -> bytes:
+    return json.dumps(_clean(json.loads(text)), sort_keys=True).encode()
+
+
+def _array_digest(array: np.ndarray) -> bytes:
+    if array.dtype.kind in "US" and array.ndim == 0:
+        text = str(array)
+        try:
+            return _json_digest(text)
+        except ValueError:
+            return text.encode()
+    if array.dtype == object:
+        return repr(array.tolist()).encode()
+    return array.dtype.str.encode() + repr(array.shape).encode() + array.tobytes()
+
+
+def _npz(path: Path) -> bytes:
+    with np.load(path, allow_pickle=False) as data:
+        return b"".join(name.encode() + _array_digest(data[name]) for name in sorted(data.files))
+
+
+def _sqlite(path: Path) -> bytes:
+    lines = []
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
+        for table in sorted(tables):
+            cursor = db.execute(f"select * from {table}")
+            names = [d[0] for d in cursor.description]
+            keep = [i for i, n in enumerate(names) if not CLOCK_KEY.search(n)]
+            rows = sorted(repr([row[i] for i in keep]) for row in cursor)
+            lines.append(f"{table} {[names[i] for i in keep]} {rows}")
+    return "\n".join(lines).encode()
+
+
+def _torch(path: Path) -> bytes:
+    import torch
+
+    def flat(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value.detach().cpu().numpy().tobytes().hex()
+        if isinstance(value, dict):
+            return {str(k): flat(v) for k, v in value.items() if not CLOCK_KEY.search(str(k))}
+        if isinstance(value, list | tuple):
+            return [flat(v) for v in value]
+        return value
+
+    data = torch.load(path, map_location="cpu", weights_only=False)
+    return json.dumps(flat(data), sort_keys=True, default=repr).encode()
+
+
+def _text(path: Path) -> bytes:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".pgn":
+        lines = [x for x in text.splitlines() if not re.match(r"\[(UTC)?(Date|Time) ", x)]
+        return "\n".join(lines).encode()
+    return DURATION.sub("N s", text).encode()
+
+
+def digest(path: Path) -> str:
+    """The file's hash with its clock-dependent parts taken out."""
+    suffix = path.suffix
+    if suffix == ".json":
+        body = _json_digest(path.read_text(encoding="utf-8"))
+    elif suffix == ".jsonl":
+        body = b"\n".join(
+            _json_digest(x) for x in path.read_text(encoding="utf-8").splitlines() if x
+        )
+    elif suffix == ".npz":
+        body = _npz(path)
+    elif suffix in (".sqlite", ".db"):
+        body = _sqlite(path)
+    elif suffix in (".pt", ".pth"):
+        body = _torch(path)
+    elif suffix == ".png":
+        # matplotlib's PNGs carry no date: the bytes are the picture
+        body = path.read_bytes()
+    elif zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            body = b"".join(n.encode() + z.read(n) for n in sorted(z.namelist()))
+    else:
+        body = _text(path)
+    return hashlib.sha256(body).hexdigest()
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (but the fingerprint itself and the durations) by hash."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name not in SKIPPED and path.name != "fingerprint.json":
+            if path.suffix in (".lock", ".tmp", ".log"):
+                continue
+            found[str(path.relative_to(root))] = digest(path)
+    return found
+
+
+def _treestrap(*args: str) -> None:
+    command = [str(Path(sys.executable).parent / "treestrap"), *args]
+    print("+ treestrap", " ".join(args), flush=True)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def run_all(out: Path, budget: str) -> None:
+    """The runs whose files are fingerprinted."""
+    book = ["--openings", str(ECO)] if ECO.is_file() else []
+    _treestrap(
+        "train", "--preset", "strong", "--games", "3", "--depth", "2", "--seed", "3",
+        "--checkpoint-every", "1", "--out", str(out / "train-strong"), *book,
+    )  # fmt: skip
+    _treestrap(
+        "train", "--algorithm", "td-leaf", "--games", "2", "--depth", "2", "--seed", "4",
+        "--out", str(out / "train-td-leaf"), *book,
+    )  # fmt: skip
+    _treestrap(
+        "train", "--algorithm", "treestrap-mm", "--games", "2", "--minimax-nodes", "200",
+        "--minimax-qnodes", "10", "--max-plies", "40", "--seed", "5",
+        "--out", str(out / "train-treestrap-mm"),
+    )  # fmt: skip
+    _treestrap(
+        "train", "--model", "mlp:8", "--games", "2", "--minimax-nodes", "100",
+        "--minimax-qnodes", "8", "--max-plies", "30", "--seed", "6",
+        "--out", str(out / "train-net-mm"),
+    )  # fmt: skip
+    _treestrap(
+        "train", "--model", "mlp:8", "--algorithm", "treestrap-ab", "--depth", "2",
+        "--games", "2", "--max-plies", "40", "--seed", "7", "--out", str(out / "train-net-ab"),
+    )  # fmt: skip
+    _treestrap(
+        "tournament", "--tc", "depth=2", "--games-per-pair", "2", "--workers", "2",
+        "--out", str(out / "tournament"), "hand-set", "learned",
+        f"strong={out / 'train-strong' / 'weights.npz'}", *book,
+    )  # fmt: skip
+    _reproductions(out, budget)
+
+
+def _reproductions(out: Path, budget: str) -> None:
+    from treestrap.reproduce import serban2014, veness2009
+
+    if budget == "tiny":
+        v_budget: Any = veness2009.Budget(
+            games=4, depth=2, clock=None, increment=0.0, minimax_nodes=100,
+            minimax_qnodes=8, max_plies=40, points_per_run=2, tournament_tc="depth=1",
+            games_per_pair=2, note="tiny",
+            learning={"treestrap-ab": veness2009.STRONG_TREESTRAP_AB},
+        )  # fmt: skip
+        s_budget: Any = serban2014.Budget(
+            epochs=1, candidates=((1.0, 1), (0.5, 1), (0.25, 1)), games=2,
+            checkpoint_every=1, minimax_nodes=60, minimax_qnodes=6, train_plies=20,
+            replay_size=2000, tree_nodes=60, batch_size=64, tc="depth=1",
+            games_per_pair=2, max_plies=24, finish_tc="depth=2", finish_plies=24,
+            note="tiny",
+        )  # fmt: skip
+    else:
+        v_budget = s_budget = budget
+    print("+ reproduce veness2009", flush=True)
+    veness2009.reproduce(out / "veness2009", budget=v_budget, seed=1, workers=2, progress=False)
+    print("+ reproduce serban2014", flush=True)
+    serban2014.reproduce(
+        out / "serban2014",
+        budget=s_budget,
+        pgn=str(TWIC),
+        openings=str(ECO),
+        seed=1,
+        workers=2,
+        progress=False,
+    )
+
+
+def compare(before: Path, after: Path) -> int:
+    """Print the files that differ or exist on one side only; 0 when none."""
+    a = json.loads(before.read_text())
+    b = json.loads(after.read_text())
+    differ = sorted(k for k in a.keys() & b.keys() if a[k] != b[k])
+    only_a = sorted(a.keys() - b.keys())
+    only_b = sorted(b.keys() - a.keys())
+    for name in differ:
+        print(f"differs: {name}")
+    for name in only_a:
+        print(f"only before: {name}")
+    for name in only_b:
+        print(f"only after: {name}")
+    same = len(a.keys() & b.keys()) - len(differ)
+    print(f"{same} files the same, {len(differ) + len(only_a) + len(only_b)} not")
+    return 1 if differ or only_a or only_b else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="a new directory for the runs")
+    parser.add_argument("--budget", choices=("tiny", "quick"), default="tiny")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    args = parser.parse_args(argv)
+    if args.compare:
+        return compare(*args.compare)
+    if args.out is None:
+        parser.error("give --out DIR or --compare BEFORE AFTER")
+    if args.out.exists() and any(args.out.iterdir()):
+        parser.error(f"{args.out} is not empty")
+    args.out.mkdir(parents=True, exist_ok=True)
+    run_all(args.out, args.budget)
+    prints = fingerprint(args.out)
+    (args.out / "fingerprint.json").write_text(json.dumps(prints, indent=1, sort_keys=True))
+    print(f"{len(prints)} files fingerprinted into {args.out / 'fingerprint.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
