@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED = (Path(__file__).resolve().parents[1].parent / "shared" / "data").resolve()
 ECO = SHARED / "openings" / "eco.pgn"
 TWIC = SHARED / "games" / "twic0920.pgn"
 
@@ -40,6 +40,10 @@ CLOCK_KEY = re.compile(
 )
 #: "12 s", "3.4 s": durations printed into text reports
 DURATION = re.compile(r"\d+(\.\d+)? s\b")
+#: the seconds a move took, in PGN comments ("{ +0.31 0.01s }")
+MOVE_TIME = re.compile(rb"\d+\.\d+s\b")
+#: a path to the shared data, wherever the checkout is
+SHARED_PATH = re.compile(rb"(?:/[\w.-]+)*/shared/data")
 #: files that only hold durations
 SKIPPED = {"timings.json"}
 
@@ -57,8 +61,12 @@ def _json_digest(text: str) -> bytes:
 
 
 def _array_digest(array: np.ndarray) -> bytes:
+    text = None
     if array.dtype.kind in "US" and array.ndim == 0:
         text = str(array)
+    elif array.dtype == np.uint8 and array.ndim == 1:
+        text = array.tobytes().decode("utf-8", errors="replace")  # a JSON header
+    if text is not None:
         try:
             return _json_digest(text)
         except ValueError:
@@ -106,12 +114,19 @@ def _text(path: Path) -> bytes:
     text = path.read_text(encoding="utf-8", errors="replace")
     if path.suffix == ".pgn":
         lines = [x for x in text.splitlines() if not re.match(r"\[(UTC)?(Date|Time) ", x)]
-        return "\n".join(lines).encode()
+        # games in the order they were played, which parallel workers may change
+        games = re.split(r"\n\n(?=\[Event )", "\n".join(lines))
+        return "\n\n".join(sorted(games)).encode()
+    if path.suffix == ".csv":
+        rows = [x.split(",") for x in text.splitlines()]
+        keep = [i for i, name in enumerate(rows[0] if rows else []) if not CLOCK_KEY.search(name)]
+        return "\n".join(",".join(r[i] for i in keep if i < len(r)) for r in rows).encode()
     return DURATION.sub("N s", text).encode()
 
 
-def digest(path: Path) -> str:
-    """The file's hash with its clock-dependent parts taken out."""
+def digest(path: Path, places: list[tuple[str, str]]) -> str:
+    """The file's hash with its clock-dependent parts taken out and each of ``places``
+    (a directory, its stand-in) replaced."""
     suffix = path.suffix
     if suffix == ".json":
         body = _json_digest(path.read_text(encoding="utf-8"))
@@ -133,17 +148,22 @@ def digest(path: Path) -> str:
             body = b"".join(n.encode() + z.read(n) for n in sorted(z.namelist()))
     else:
         body = _text(path)
+    for place, name in places:
+        body = body.replace(place.encode(), name.encode())
+    body = SHARED_PATH.sub(b"<SHARED>", MOVE_TIME.sub(b"Ns", body))
     return hashlib.sha256(body).hexdigest()
 
 
 def fingerprint(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (but the fingerprint itself and the durations) by hash."""
+    """Every file under ``root`` (but the fingerprint itself and the durations) by hash,
+    with the places of the runs and of the shared data named, not spelled out."""
     found = {}
+    places = [(str(root.resolve()), "<OUT>"), (str(SHARED), "<SHARED>")]
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.name not in SKIPPED and path.name != "fingerprint.json":
             if path.suffix in (".lock", ".tmp", ".log"):
                 continue
-            found[str(path.relative_to(root))] = digest(path)
+            found[str(path.relative_to(root))] = digest(path, places)
     return found
 
 
@@ -242,7 +262,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="a new directory for the runs")
     parser.add_argument("--budget", choices=("tiny", "quick"), default="tiny")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--rehash", type=Path, metavar="DIR", help="fingerprint DIR again")
     args = parser.parse_args(argv)
+    if args.rehash:
+        prints = fingerprint(args.rehash)
+        (args.rehash / "fingerprint.json").write_text(json.dumps(prints, indent=1, sort_keys=True))
+        return 0
     if args.compare:
         return compare(*args.compare)
     if args.out is None:
