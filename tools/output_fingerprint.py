@@ -32,10 +32,11 @@ SHARED = (Path(__file__).resolve().parents[1].parent / "shared" / "data").resolv
 ECO = SHARED / "openings" / "eco.pgn"
 TWIC = SHARED / "games" / "twic0920.pgn"
 
-#: keys whose values follow the clock or the checkout, not the computation
+#: keys whose values follow the clock or the checkout, not the computation (a dataset's
+#: manifest hash covers the paths of its files, and a checkpoint's digest that hash)
 CLOCK_KEY = re.compile(
     r"second|nps|time|date|elapsed|created|started|finished|per_hour|commit|cpu|version_git"
-    r"|wall|speed|duration|host",
+    r"|wall|speed|duration|host|manifest_hash|sha256",
     re.IGNORECASE,
 )
 #: "12 s", "3.4 s": durations printed into text reports
@@ -45,7 +46,7 @@ MOVE_TIME = re.compile(rb"\d+\.\d+s\b")
 #: a path to the shared data, wherever the checkout is
 SHARED_PATH = re.compile(rb"(?:/[\w.-]+)*/shared/data")
 #: files that only hold durations
-SKIPPED = {"timings.json"}
+SKIPPED = {"timings.json", "curve.png"}  # curve.png: its right panel is CPU time
 
 
 def _clean(value: Any) -> Any:
@@ -104,6 +105,11 @@ def _torch(path: Path) -> bytes:
             return {str(k): flat(v) for k, v in value.items() if not CLOCK_KEY.search(str(k))}
         if isinstance(value, list | tuple):
             return [flat(v) for v in value]
+        if isinstance(value, str) and value.startswith("{"):
+            try:
+                return flat(json.loads(value))
+            except ValueError:
+                return value
         return value
 
     data = torch.load(path, map_location="cpu", weights_only=False)
