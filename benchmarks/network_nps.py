@@ -1,7 +1,7 @@
 """Nodes per second of the searches with network evaluators, against linear meep.
 
 What it measures, in one run, on the positions of ``treestrap bench``
-(:data:`treestrap.bench.BENCH_FENS`):
+(:data:`treestrap.engine.bench.BENCH_FENS`):
 
 * the training alpha-beta (``TrainingSearch().search(pos, ev, depth)``, a cleared
   table each time) and the tournament search (``Engine.go`` to a fixed depth, as
@@ -33,14 +33,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from treestrap.bench import BENCH_FENS
 from treestrap.core.notation import parse_fen
-from treestrap.engine import Engine
+from treestrap.engine.bench import BENCH_FENS
+from treestrap.engine.engine import Engine
 from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_bitboard, hand_set_model
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.search.timeman import SearchLimits
 from treestrap.search.training import TrainingSearch
 

@@ -54,7 +54,8 @@ import numpy as np
 
 from treestrap.core.notation import STARTING_FEN, parse_fen
 from treestrap.core.position import Position
-from treestrap.evaluation.features import FEATURE_SETS, MAX_ACTIVE, extract_features
+from treestrap.evaluation.feature_sets import all_feature_sets
+from treestrap.evaluation.feature_sets.dispatch import MAX_ACTIVE, extract_features
 from treestrap.evaluation.model import Evaluator, evaluate
 from treestrap.evaluation.presets import hand_set_model, random_model
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
@@ -178,7 +179,7 @@ def warm_up(evaluators: dict[str, Evaluator]) -> float:
     pos = parse_fen(KIWIPETE_FEN)
     idx = np.zeros(MAX_ACTIVE, dtype=np.int32)
     val = np.zeros(MAX_ACTIVE, dtype=np.float64)
-    for fs in FEATURE_SETS.values():
+    for fs in all_feature_sets():
         extraction_loop(pos, fs.id, idx, val, 1)
     for ev in evaluators.values():
         evaluation_loop(pos, ev, 1)
@@ -197,7 +198,7 @@ def measure_extraction(settings: Settings) -> list[Rate]:
     idx = np.zeros(MAX_ACTIVE, dtype=np.int32)
     val = np.zeros(MAX_ACTIVE, dtype=np.float64)
     rates = []
-    for fs in FEATURE_SETS.values():
+    for fs in all_feature_sets():
         seconds = 0.0
         active = 0
         for fen, _ in POSITIONS.values():

@@ -81,7 +81,7 @@ ts = TrainingSearch(tt_bits=12)
 assert ts.search(pos, ev, 2).best_move != 0
 assert walk_tt(pos, ev, ts.tt, new_tree(1000), ts.ctx, 1) > 0
 assert MinimaxSearch(capacity=10000).search(pos, ev, 1).best_move != 0
-from treestrap.engine import Engine
+from treestrap.engine.engine import Engine
 from treestrap.search.timeman import SearchLimits
 assert Engine(ev).go(pos, SearchLimits(depth=4)).best_move is not None
 print("probe ok")

@@ -34,7 +34,7 @@ from pathlib import Path
 import chess.pgn
 import numpy as np
 
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.tournament import load_config, plan_tournament
 from treestrap.training.checkpoints import is_log_checkpoint
 

@@ -1,8 +1,9 @@
 """An independent, plain-Python reference implementation of the ``meep`` feature set.
 
-Written from the specification in the docstring of :mod:`treestrap.evaluation.meep`
-and its layout constants only (not from the compiled extractor), with python-chess
-doing all the chess work, so that the two can be compared feature by feature.
+Written from the specification in the docstring of
+:mod:`treestrap.evaluation.feature_sets.meep` and its layout constants only (not from
+the compiled extractor), with python-chess doing all the chess work, so that the two
+can be compared feature by feature.
 
 Interpretations of points the specification leaves open (each marked ``[I1]`` ..
 in the code below):
@@ -40,7 +41,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from treestrap.evaluation import meep as M
+from treestrap.evaluation.feature_sets import meep as M
 
 PIECE_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from treestrap.commands.curve import add_parser as add_curve_parser
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
-from treestrap.rating.ratings import load_results
+from treestrap.rating.results import load_results
 from treestrap.reproduce.veness2009 import (
     ALGORITHMS,
     BUDGETS,

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from treestrap.core.notation import parse_fen
-from treestrap.evaluation.features import dense_features, get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.supervised.dataset import build as build_module
 from treestrap.supervised.dataset.build import build_dataset
 from treestrap.supervised.dataset.encode import unpack_bits

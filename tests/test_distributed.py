@@ -24,7 +24,8 @@ from treestrap.distributed.local import LocalBackend
 from treestrap.distributed.messages import Job
 from treestrap.distributed.updates import RecordingOptimizer, apply_updates
 from treestrap.evaluation.presets import hand_set_model
-from treestrap.evaluation.weights import load_weights, save_weights
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import save_weights
 from treestrap.learn.optimizer import make_optimizer
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.training.config import TrainConfig, apply_preset

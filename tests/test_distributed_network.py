@@ -19,7 +19,7 @@ from treestrap.distributed.learner import LearnerStats, train_distributed
 from treestrap.distributed.local import LocalBackend
 from treestrap.distributed.updates import ReplaySample
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.names import NETWORK_ALGORITHM
 from treestrap.training.config import TrainConfig
 

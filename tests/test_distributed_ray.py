@@ -17,7 +17,7 @@ from kill_checks import check_training_run
 from treestrap.cli import main
 from treestrap.distributed.learner import LearnerStats, train_distributed
 from treestrap.distributed.ray_games import ray_runner
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.gamepool import games_run_by
 from treestrap.play.tournament import TournamentConfig, run_tournament
 from treestrap.training.config import TrainConfig, apply_preset

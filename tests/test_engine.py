@@ -10,9 +10,9 @@ import chess
 import numpy as np
 import pytest
 
-from treestrap.bench import BENCH_FENS, run_bench
 from treestrap.core.notation import STARTING_FEN, parse_fen
-from treestrap.engine import Engine, SearchOutcome
+from treestrap.engine.bench import BENCH_FENS, run_bench
+from treestrap.engine.engine import Engine, SearchOutcome
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.search.timeman import SearchLimits
 from treestrap.search.value import MATE, MATE_BOUND

@@ -4,13 +4,17 @@
   its specification in ``meep_reference.py``, feature by feature, on ~300 positions from
   random legal games; colour-flip symmetry; the active-entry bound.
 * ``bitboard``: 12 x 64 indicators plus the white-to-move bit; white-relative scores.
-* The gradient returned by :func:`treestrap.evaluation.model.evaluate_gradient`, feature
-  names and layout hashes.
+* The gradient returned by :func:`treestrap.evaluation.model.evaluate_gradient`, the
+  compiled dispatch over the registry, feature names and layout hashes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import random
+import subprocess
+import sys
 from collections import Counter
 from functools import cache
 
@@ -22,14 +26,14 @@ from hypothesis import strategies as st
 from meep_reference import colour_features, phase, reference_meep
 
 from treestrap.core.notation import parse_fen
-from treestrap.evaluation import meep as M
-from treestrap.evaluation.features import (
-    FEATURE_SETS,
-    MEEP,
-    FeatureSet,
-    dense_features,
-    get_feature_set,
+from treestrap.evaluation.feature_sets import FEATURE_SET_NAMES, all_feature_sets, get_feature_set
+from treestrap.evaluation.feature_sets import meep as M
+from treestrap.evaluation.feature_sets.dispatch import (
+    MAX_ACTIVE,
+    extract_features,
+    feature_gradient,
 )
+from treestrap.evaluation.feature_sets.feature_set import PERSPECTIVE_WHITE, dense_features
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import hand_set_model, random_model
 
@@ -262,7 +266,11 @@ def test_hand_set_bitboard_model_is_invariant_under_colour_flip():
 # --- the gradient ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["meep", "bitboard"])
+def perspective_sign(fs, board: chess.Board) -> float:
+    return -1.0 if fs.perspective == PERSPECTIVE_WHITE and board.turn == chess.BLACK else 1.0
+
+
+@pytest.mark.parametrize("name", FEATURE_SET_NAMES)
 def test_evaluate_gradient_is_sign_times_phi(name):
     fs = get_feature_set(name)
     model = random_model(name, seed=11)
@@ -272,7 +280,7 @@ def test_evaluate_gradient_is_sign_times_phi(name):
         score, n = evaluate_gradient(pos, ev)
         grad = np.zeros(fs.size)
         np.add.at(grad, ev.idx[:n], ev.val[:n])
-        sign = -1.0 if name == "bitboard" and board.turn == chess.BLACK else 1.0
+        sign = perspective_sign(fs, board)
         phi = dense_features(pos, fs)
         assert np.array_equal(grad, sign * phi), board.fen()
         if name == "meep":
@@ -284,7 +292,7 @@ def test_evaluate_gradient_is_sign_times_phi(name):
 # --- names and layout hashes -------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(FEATURE_SETS))
+@pytest.mark.parametrize("name", FEATURE_SET_NAMES)
 def test_feature_names_are_unique_and_complete(name):
     fs = get_feature_set(name)
     names = fs.names
@@ -308,14 +316,70 @@ def test_meep_names_match_layout_constants():
 
 def test_layout_hash_is_stable_and_distinguishes_sets():
     hashes = {}
-    for name, fs in FEATURE_SETS.items():
+    for fs in all_feature_sets():
         first = fs.layout_hash
         assert fs.layout_hash == first
-        fresh = FeatureSet(fs.name, fs.id, fs.size, fs.perspective, fs.description)
-        assert fresh.layout_hash == first
+        fresh = dataclasses.replace(fs)  # a copy that computes its hash anew
+        assert fresh is not fs and fresh.layout_hash == first
         assert len(first) == 16 and int(first, 16) >= 0
-        hashes[name] = first
+        hashes[fs.name] = first
     assert len(set(hashes.values())) == len(hashes)
+
+
+def test_layout_hashes_of_weight_files_already_written_are_kept():
+    """Weight files record these: changing one would refuse every file written before."""
+    assert get_feature_set("meep").layout_hash == "a4f05061a0378fde"
+    assert get_feature_set("bitboard").layout_hash == "355f7984c9a9f3c5"
+
+
+# --- the registry and its compiled dispatch ----------------------------------------
+
+
+def test_registry_ids_follow_registration_order():
+    assert FEATURE_SET_NAMES[:2] == ("meep", "bitboard")
+    assert [fs.id for fs in all_feature_sets()] == list(range(len(FEATURE_SET_NAMES)))
+    assert [fs.name for fs in all_feature_sets()] == list(FEATURE_SET_NAMES)
+    assert all(get_feature_set(fs.name) is fs for fs in all_feature_sets())
+    assert max(fs.max_active for fs in all_feature_sets()) == MAX_ACTIVE
+
+
+def test_feature_sets_pickle_as_the_registered_ones():
+    for fs in all_feature_sets():
+        assert pickle.loads(pickle.dumps(fs)) is fs
+
+
+def test_unknown_feature_set_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="known: bitboard, meep"):
+        get_feature_set("nnue")
+
+
+def test_registry_module_imports_no_numba():
+    """The command line lists the feature sets without loading the compiled layers."""
+    code = (
+        "import sys\n"
+        "from treestrap.evaluation.feature_sets import FEATURE_SET_NAMES\n"
+        "assert 'meep' in FEATURE_SET_NAMES\n"
+        "assert 'numba' not in sys.modules, 'numba imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", FEATURE_SET_NAMES)
+def test_dispatch_reaches_each_set_and_its_gradient_is_sign_times_phi(name):
+    fs = get_feature_set(name)
+    idx = np.zeros(MAX_ACTIVE, dtype=np.int32)
+    val = np.zeros(MAX_ACTIVE, dtype=np.float64)
+    for board in sample_positions()[::10]:
+        pos = parse_fen(board.fen())
+        phi = dense_features(pos, fs)
+        n = extract_features(pos, fs.id, idx, val)
+        dispatched = np.zeros(fs.size)
+        np.add.at(dispatched, idx[:n], val[:n])
+        assert np.array_equal(dispatched, phi), board.fen()
+        n = feature_gradient(pos, fs.id, idx, val)
+        grad = np.zeros(fs.size)
+        np.add.at(grad, idx[:n], val[:n])
+        assert np.array_equal(grad, perspective_sign(fs, board) * phi), board.fen()
 
 
 # --- the active-entry bound --------------------------------------------------------
@@ -361,22 +425,18 @@ def test_active_entries_fit_the_buffer_when_crowded(fen):
 
 
 def test_meep_extract_features_dispatches_to_meep():
-    from treestrap.evaluation.features import extract_features
-
     board = chess.Board(START_FENS[1])
     pos = parse_fen(board.fen())
     idx = np.zeros(M.MEEP_MAX_ACTIVE, dtype=np.int32)
     val = np.zeros(M.MEEP_MAX_ACTIVE, dtype=np.float64)
-    n = extract_features(pos, MEEP, idx, val)
+    n = extract_features(pos, MEEP_SET.id, idx, val)
     dense = np.zeros(M.MEEP_SIZE)
     np.add.at(dense, idx[:n], val[:n])
     assert np.array_equal(dense, reference_meep(board))
 
 
 def test_meep_index_ranges_are_those_documented() -> None:
-    from treestrap.evaluation import meep
-
-    assert (meep.MATERIAL, meep.BISHOP_PAIR, meep.PSQT) == (0, 5, 6)
-    assert (meep.PAWNS, meep.MOBILITY, meep.KING_SAFETY) == (1158, 1326, 1551)
-    assert (meep.THREATS, meep.HANGING, meep.TEMPO, meep.MEEP_SIZE) == (1788, 1824, 1829, 1830)
-    assert "1158 - 1325" in (meep.__doc__ or "")
+    assert (M.MATERIAL, M.BISHOP_PAIR, M.PSQT) == (0, 5, 6)
+    assert (M.PAWNS, M.MOBILITY, M.KING_SAFETY) == (1158, 1326, 1551)
+    assert (M.THREATS, M.HANGING, M.TEMPO, M.MEEP_SIZE) == (1788, 1824, 1829, 1830)
+    assert "1158 - 1325" in (M.__doc__ or "")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from treestrap.core.notation import parse_fen
-from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.base import ALPHABETA, MINIMAX, Hyper, Step

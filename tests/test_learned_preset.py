@@ -19,7 +19,7 @@ from treestrap.evaluation.presets import (
     preset_model,
     random_model,
 )
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.players import IN_PROCESS, UCI, parse_player
 from treestrap.play.sessions import load_model
 

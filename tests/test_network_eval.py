@@ -20,7 +20,8 @@ from treestrap.core.makemove import make_move, make_null_move, unmake_move, unma
 from treestrap.core.movegen import generate_moves
 from treestrap.core.notation import STARTING_FEN, parse_fen
 from treestrap.core.position import ST_PLY, ST_SIDE, Position, in_check
-from treestrap.evaluation.features import dense_features, get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.evaluation.model import LINEAR, NETWORK, evaluate, evaluate_gradient
 from treestrap.evaluation.network import (
     ACC_SLOTS,
@@ -36,7 +37,8 @@ from treestrap.evaluation.outcome import (
     white_win_probability,
 )
 from treestrap.evaluation.presets import hand_set_model
-from treestrap.evaluation.weights import WeightFileError, load_weights
+from treestrap.evaluation.weight_file_format import WeightFileError
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.search.minimax import MinimaxSearch
 from treestrap.search.training import TrainingOptions, TrainingSearch
 from treestrap.search.tree import OVERFLOW

@@ -8,9 +8,11 @@ a missing file becomes one test that skips locally and fails under ``CI=true``.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import chess
 import chess.polyglot
@@ -18,10 +20,11 @@ import numpy as np
 import pytest
 from conftest import REPO_ROOT, data_dir, require
 
+from treestrap.core.epd import EpdRecord, epd_lines, perft_record, read_epd
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import STARTING_FEN, format_fen, parse_fen
 from treestrap.core.perft import MAX_PERFT_DEPTH, divide, perft
-from treestrap.epd import EpdRecord, read_epd
+from treestrap.play.openings import read_epd_openings
 
 FAST_LIMIT = 2_000_000  # bulk counts checked in the normal run
 NON_BULK_LIMIT = 500_000  # make/unmake at every leaf in the normal run
@@ -221,6 +224,37 @@ print(format_fen(pos))
     )
     assert proc.returncode == 0, proc.stderr.strip().splitlines()[-3:]
     assert proc.stdout.strip() == kiwipete
+
+
+def test_suites_and_opening_books_share_one_epd_reader(tmp_path: Path) -> None:
+    """Blank and ``#`` lines hold nothing; the rest keep their editor line numbers. A
+    suite keeps a line of operations alone (its empty FEN then fails); a book skips it."""
+    text = (
+        "# a comment\r\n\n"
+        f'{STARTING_FEN} ;D1 20 ; D2 400 ;id "start";\n'
+        "  ;D1 5\n"
+        "8/8/8/8/8/8/8/K6k w - - ;bm Kb1\n"
+    )
+    lines = list(epd_lines(io.StringIO(text, newline=None)))
+    assert [line.line_number for line in lines] == [3, 4, 5]
+    assert lines[0].fen_fields == tuple(STARTING_FEN.split())
+    assert lines[0].operations == ("D1 20", "D2 400", 'id "start"')
+    assert lines[1].fen_fields == () and lines[1].operations == ("D1 5",)
+
+    suite = tmp_path / "s.epd"
+    suite.write_bytes(text.encode())
+    records = read_epd(suite)
+    assert [r.line_number for r in records] == [3, 4, 5]
+    assert records[0] == perft_record(lines[0])
+    assert (records[0].perft, records[0].name) == ({1: 20, 2: 400}, "start")
+    assert (records[1].fen, records[1].perft) == ("", {1: 5})
+    assert records[2].operations == {"bm": "Kb1"}
+
+    book = read_epd_openings(suite)
+    assert [(o.name, o.fen) for o in book] == [
+        ("line 3", STARTING_FEN),
+        ("line 5", "8/8/8/8/8/8/8/K6k w - - 0 1"),
+    ]
 
 
 # --- deep counts (-m slow) ---------------------------------------------------------

@@ -9,14 +9,12 @@ import numpy as np
 import pytest
 
 from treestrap.rating.ratings import (
-    GameResult,
     RatingOptions,
     fit_ratings,
-    load_results,
     negative_log_posterior,
-    read_pgn_results,
     simulate_games,
 )
+from treestrap.rating.results import GameResult, load_results, read_pgn_results
 
 C = math.log(10) / 400  # natural-log odds per Elo
 

@@ -13,7 +13,9 @@ from search_helpers import random_positions
 
 from treestrap.core.notation import parse_fen
 from treestrap.core.position import ST_SIDE
-from treestrap.evaluation.features import dense_features, get_feature_set
+from treestrap.evaluation.colour_flip import flip_bitboard
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_bitboard
@@ -24,16 +26,10 @@ from treestrap.learn.objectives_network import (
     objective_gradient,
     objective_loss,
 )
-from treestrap.learn.replay import (
-    ReplaySet,
-    add_tree,
-    flip_inputs,
-    minibatch_step,
-    random_network_parameters,
-)
+from treestrap.learn.replay import ReplaySet, add_tree, minibatch_step
+from treestrap.learn.torch_network import random_network_parameters
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import TrainingSearch
-from treestrap.supervised.inputs import flip_bitboard
 from treestrap.supervised.models import ModelSpec, build_model
 
 torch.set_num_threads(1)
@@ -70,9 +66,9 @@ def test_flipping_maps_inputs_as_documented_and_matches_python_chess() -> None:
         board = chess.Board(fen)
         x = dense_features(parse_fen(fen), BITBOARD)[None]
         mirrored = dense_features(parse_fen(board.mirror().fen()), BITBOARD)[None]
-        assert np.array_equal(flip_inputs(x), mirrored)
-        assert np.array_equal(flip_inputs(x), flip_bitboard(x.astype(np.float32)))
-        assert np.array_equal(flip_inputs(flip_inputs(x)), x)
+        assert np.array_equal(flip_bitboard(x), mirrored)
+        assert np.array_equal(flip_bitboard(x), flip_bitboard(x.astype(np.float32)))
+        assert np.array_equal(flip_bitboard(flip_bitboard(x)), x)
 
 
 def _material_network() -> NetworkModel:
@@ -261,7 +257,7 @@ def test_bounds_map_through_the_side_to_move_and_the_flip() -> None:
     # Black to move, at least -400 for black: white's V is at most 10/11.
     np.testing.assert_allclose(replay.lower[:4], [1 - p, 0.0, 1 - p, 1 - p], rtol=1e-12)
     np.testing.assert_allclose(replay.upper[:4], [p, p, p, 1.0], rtol=1e-12)
-    assert np.array_equal(replay.inputs[2], flip_inputs(white)[0])
+    assert np.array_equal(replay.inputs[2], flip_bitboard(white)[0])
     assert np.all(replay.lower[:4] <= replay.upper[:4])
 
 
@@ -298,12 +294,8 @@ def test_replay_state_restores_the_ring_and_the_momentum_exactly() -> None:
     """A trainer restored from another's state (parameters, replay ring wrapped,
     momentum built up) takes the same next steps to the same parameters, bit for bit;
     one given the parameters alone does not."""
-    from treestrap.learn.replay import (
-        ReplayHyper,
-        ReplayTrainer,
-        network_parameters_of,
-        torch_network,
-    )
+    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+    from treestrap.learn.torch_network import network_parameters_of, torch_network
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)

@@ -14,7 +14,7 @@ import pytest
 from conftest import data_dir, require, require_binary
 
 from treestrap.cli import main
-from treestrap.rating.ratings import load_results
+from treestrap.rating.results import load_results
 from treestrap.reproduce import serban2014
 from treestrap.reproduce.serban2014 import (
     ANCHOR_ELO,
@@ -25,6 +25,7 @@ from treestrap.reproduce.serban2014 import (
     SerbanResult,
     reproduce,
 )
+from treestrap.reproduce.serban2014 import settings as serban_settings
 
 #: Seconds, not minutes: two self-play games of 12 plies per run over 40-node minimax
 #: trees, 2-game pairs at depth 1, Stockfish finishing at depth 1.
@@ -205,7 +206,7 @@ def test_unknown_budget_is_one_error_line(
 def test_missing_stockfish_says_how_to_go_on(
     tmp_path: Path, tiny_pgn: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    monkeypatch.setattr(serban2014, "find_engine", lambda name: None)
+    monkeypatch.setattr(serban_settings, "find_engine", lambda name: None)
     out = tmp_path / "r"
     args = ["reproduce", "serban2014", "--pgn", str(tiny_pgn), "--out", str(out)]
     assert main(args) == 2

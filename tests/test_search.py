@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from search_helpers import QUIET_STARTS, node_position, random_positions
 
-from treestrap.board import Board
+from treestrap.core.makemove import make_move
 from treestrap.core.move import move_to_uci
-from treestrap.core.notation import parse_fen
+from treestrap.core.notation import parse_fen, parse_uci_move
 from treestrap.core.position import in_check
+from treestrap.core.status import CHECKMATE, game_status, new_move_buffer
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import hand_set_model, random_model
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
@@ -89,10 +90,10 @@ def test_mates_found_with_their_distance(fen: str, depth: int, score: float, mov
         assert format_value(result.value).startswith("mate ")
         if move:
             assert move_to_uci(result.best_move) == move
-        board = Board(fen)  # the PV ends in mate
+        pos = parse_fen(fen)  # the PV is legal and ends in mate
         for m in result.pv:
-            board.push(move_to_uci(m))
-        assert board.status() == "checkmate"
+            make_move(pos, parse_uci_move(pos, move_to_uci(m)))
+        assert game_status(pos, new_move_buffer()) == CHECKMATE
     # Minimax agrees (quiescence capped per leaf: unpruned capture trees explode, and the
     # mating line needs none of it).
     limits = MinimaxLimits(max_qnodes_per_leaf=500)

@@ -16,12 +16,13 @@ from test_supervised_support import (
 )
 
 from treestrap.core.notation import parse_fen
-from treestrap.evaluation.features import FEATURE_SETS, dense_features
+from treestrap.evaluation.colour_flip import flip_bitboard
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.supervised.inputs import (
     EncodingError,
     check_split,
     encode,
-    flip_bitboard,
     get_encoding,
     to_frame,
     to_planes,
@@ -41,7 +42,7 @@ def test_bitboard_encoding_is_the_compiled_feature_set(games) -> None:
     boards, split = games
     x = encode(split, get_encoding("bitboard"), np.arange(len(boards)))
     assert x.shape == (len(boards), 769) and x.dtype == np.float32
-    fs = FEATURE_SETS["bitboard"]
+    fs = get_feature_set("bitboard")
     for row, board in enumerate(boards):
         compiled = dense_features(parse_fen(board.fen()), fs)
         np.testing.assert_array_equal(x[row], compiled)
@@ -85,7 +86,7 @@ def test_bitboard_plus_meep_is_side_to_move_relative(games) -> None:
 def test_meep_encoding_is_the_compiled_feature_set(games) -> None:
     boards, split = games
     x = encode(split, get_encoding("meep"), np.arange(len(boards)))
-    fs = FEATURE_SETS["meep"]
+    fs = get_feature_set("meep")
     for row, board in enumerate(boards):
         np.testing.assert_allclose(x[row], dense_features(parse_fen(board.fen()), fs))
     rows = np.array([5, 2, 2, 0])  # any order, repeats allowed

@@ -78,10 +78,11 @@ def random_boards(n_games: int, seed: int, max_plies: int = 80) -> list[chess.Bo
 def split_from_boards(boards: Sequence[chess.Board], result: Sequence[int]) -> Split:
     """A split of real positions with both compiled feature sets, as the dataset has them."""
     from treestrap.core.notation import parse_fen
-    from treestrap.evaluation.features import FEATURE_SETS, MAX_ACTIVE, extract_features
+    from treestrap.evaluation.feature_sets import get_feature_set
+    from treestrap.evaluation.feature_sets.dispatch import MAX_ACTIVE, extract_features
 
-    meep_id = FEATURE_SETS["meep"].id
-    bb_id = FEATURE_SETS["bitboard"].id
+    meep_id = get_feature_set("meep").id
+    bb_id = get_feature_set("bitboard").id
     idx = np.zeros(MAX_ACTIVE, dtype=np.int32)
     val = np.zeros(MAX_ACTIVE, dtype=np.float64)
     dense = np.zeros((len(boards), BITS), dtype=np.float32)

@@ -19,7 +19,7 @@ from test_supervised_support import (
 
 from treestrap.cli import main
 from treestrap.core.notation import parse_fen
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.supervised.checkpoint import (
     BEST,
     LAST,

@@ -19,14 +19,10 @@ from treestrap.cli import main
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.objectives_network import objective_loss
-from treestrap.learn.replay import (
-    ReplaySet,
-    add_tree,
-    random_network_parameters,
-    torch_network,
-)
+from treestrap.learn.replay import ReplaySet, add_tree
+from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.training.config import TrainConfig
 from treestrap.training.run import open_run, train
@@ -67,9 +63,10 @@ def test_the_network_parameters_round_trip_through_torch() -> None:
     """The torch module the learner steps gives the compiled network's scores, and
     reads its parameters back in the file's order."""
     fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1"
-    from treestrap.evaluation.features import dense_features, get_feature_set
+    from treestrap.evaluation.feature_sets import get_feature_set
+    from treestrap.evaluation.feature_sets.feature_set import dense_features
     from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
-    from treestrap.learn.replay import network_parameters_of
+    from treestrap.learn.torch_network import network_parameters_of
 
     x = dense_features(parse_fen(fen), get_feature_set("bitboard"))[None].astype(np.float32)
     for sizes in ([1], [8, 1], [5, 3, 1]):

@@ -1,10 +1,14 @@
-"""Training options of the learning-strength work: adaptive optimizers resume exactly,
-CPU time is recorded per game, a node budget is honoured, and the command line offers
-every optimizer the learning layer has."""
+"""Training options: the one table (training/options.py) that TrainConfig and the
+``treestrap train`` parser are made from agrees with both, and the options of the
+learning-strength work: adaptive optimizers resume exactly, CPU time is recorded per
+game, a node budget is honoured, and the command line offers every optimizer the
+learning layer has."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +23,21 @@ from test_training_run import (
     quick,
 )
 
+from treestrap.commands.train import add_parser as add_train_parser
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
-from treestrap.evaluation.weights import load_weights
-from treestrap.learn.names import OBJECTIVES, OPTIMIZERS
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.learn.names import NETWORK_ALGORITHM, OBJECTIVES, OPTIMIZERS
 from treestrap.learn.optimizer import make_optimizer
 from treestrap.learn.targets import objective_deltas
 from treestrap.search.context import NODES, QNODES, new_context
 from treestrap.search.quiescence import quiescence
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
-from treestrap.training.config import TrainConfig, apply_preset
+from treestrap.training.config import TrainConfig, apply_preset, network_config
 from treestrap.training.learner import Learner
+from treestrap.training.options import NETWORK, NETWORK_DEFAULTS, NETWORK_OPTIONS, TRAIN_OPTIONS
+from treestrap.training.presets import PRESETS
 from treestrap.training.run import train
 
 GAMES = 4
@@ -126,7 +133,7 @@ def test_node_budget_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     def recording(self: Learner, pos, node_budget):  # type: ignore[no-untyped-def]
         result = search(self, pos, node_budget)
-        stats = self.alphabeta.ctx.stats
+        stats = self.source.alphabeta.ctx.stats
         spent.append((node_budget, int(stats[NODES] + stats[QNODES])))
         return result
 
@@ -202,3 +209,146 @@ def test_strong_preset_run_learns(tmp_path: Path) -> None:
     print(f"\nstrong preset: held-out relative error {before:.3f} -> {after:.3f}")
     assert after < 0.75 * before
     assert final.weights[QUEEN] > final.weights[PAWN] > 0
+
+
+# --- the option table: one declaration for TrainConfig and the parser --------------
+
+#: ``config.json`` of a linear run, key for key: the order its files have always had.
+LINEAR_CONFIG_KEYS = [
+    "algorithm",
+    "games",
+    "feature_set",
+    "init",
+    "seed",
+    "init_scale",
+    "step_size",
+    "lam",
+    "min_depth",
+    "depth",
+    "nodes",
+    "clock",
+    "increment",
+    "minimax_nodes",
+    "minimax_qnodes",
+    "opponent",
+    "opponent_depth",
+    "opponent_after",
+    "ladder",
+    "ladder_window",
+    "ladder_step",
+    "openings",
+    "max_plies",
+    "checkpoint_every",
+    "tt_bits",
+    "squash",
+    "predicted_only",
+    "use_outcome",
+    "freeze",
+    "optimizer",
+    "normalise_step",
+    "objective",
+    "step_decay",
+    "quiet_only",
+    "node_value",
+    "target_clip",
+]
+NETWORK_CONFIG_KEYS = [
+    *LINEAR_CONFIG_KEYS,
+    "model",
+    "replay_size",
+    "batch_size",
+    "tree_nodes",
+    "momentum",
+    "replay_steps",
+]
+
+
+def _train_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="treestrap")
+    sub = parser.add_subparsers()
+    add_train_parser(sub)
+    return sub.choices["train"]
+
+
+def test_trainconfig_has_one_field_per_option_in_table_order() -> None:
+    fields = dataclasses.fields(TrainConfig)
+    assert [f.name for f in fields] == [o.name for o in TRAIN_OPTIONS]
+    assert [f.type for f in fields] == [o.type for o in TRAIN_OPTIONS]
+    config = TrainConfig()
+    assert [getattr(config, o.name) for o in TRAIN_OPTIONS] == [o.default for o in TRAIN_OPTIONS]
+    assert TrainConfig().freeze is not config.freeze  # a fresh list each time
+
+
+def test_every_flag_of_the_table_is_a_train_option_and_no_other() -> None:
+    parser = _train_parser()
+    groups = {a.dest: g.title for g in parser._action_groups for a in g._group_actions}
+    flags = {a.dest: a.option_strings for a in parser._actions}
+    command_options = {"help", "out", "resume", "preset", "minutes", "actors", "publish_every"}
+    command_options |= {"backend", "address"}
+    assert set(flags) - command_options == {o.name for o in TRAIN_OPTIONS if o.flag}
+    for option in TRAIN_OPTIONS:
+        if option.flag:
+            assert flags[option.name] == [option.flag]
+            network_only = option.kinds == (NETWORK,)
+            assert groups[option.name].startswith("networks") == network_only, option.name
+    # Every value of a flag is None unless given, so presets and resumed runs keep theirs.
+    args = parser.parse_args([])
+    assert all(getattr(args, o.name) is None for o in TRAIN_OPTIONS if o.flag)
+
+
+def test_config_json_keys_keep_their_order() -> None:
+    assert list(TrainConfig().to_json_dict()) == LINEAR_CONFIG_KEYS
+    assert list(network_config("mlp:8").to_json_dict()) == NETWORK_CONFIG_KEYS
+    assert [o.name for o in NETWORK_OPTIONS] == NETWORK_CONFIG_KEYS[len(LINEAR_CONFIG_KEYS) :]
+
+
+def test_network_config_takes_the_network_defaults() -> None:
+    config = network_config("logreg", games=3)
+    assert (config.model, config.games) == ("logreg", 3)
+    assert config.algorithm == NETWORK_ALGORITHM == "treestrap-mm"
+    assert (config.feature_set, config.objective) == ("bitboard", "soft-cross-entropy")
+    config.validate()
+    given = network_config("mlp:8", algorithm="treestrap-ab", objective="reversed-kl")
+    assert (given.algorithm, given.objective) == ("treestrap-ab", "reversed-kl")
+    assert NETWORK_DEFAULTS == {
+        "algorithm": "treestrap-mm",
+        "feature_set": "bitboard",
+        "objective": "soft-cross-entropy",
+    }
+
+
+def test_presets_set_only_options_of_the_table() -> None:
+    for values in PRESETS.values():
+        assert set(values) <= {o.name for o in TRAIN_OPTIONS}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"games": 0}, "games must be positive"),
+        ({"depth": 21}, "depth must be in 1..20"),
+        ({"nodes": 0}, "nodes per move must be positive, got 0"),
+        ({"clock": float("nan")}, "the clock must be a positive number of seconds, got nan"),
+        ({"increment": -1.0}, "the clock increment must be >= 0 seconds, got -1.0"),
+        ({"checkpoint_every": 0}, "checkpoint every must be >= 1 game, got 0"),
+        ({"max_plies": 0}, "max plies must be >= 1, got 0"),
+        ({"opponent_after": -1}, "opponent after must be >= 0 games, got -1"),
+        ({"step_size": 0.0}, "step size must be positive"),
+    ],
+)
+@pytest.mark.parametrize("model", ["linear", "mlp:8"])
+def test_linear_and_network_runs_share_the_game_limits(
+    model: str, changes: dict, message: str
+) -> None:
+    base = TrainConfig() if model == "linear" else network_config(model)
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        dataclasses.replace(base, **changes).validate()
+
+
+def test_the_search_needs_a_limit_except_a_network_minimax() -> None:
+    unbounded = {"depth": None, "nodes": None, "clock": None}
+    with pytest.raises(ValueError, match="give a search depth, a node budget or a clock"):
+        dataclasses.replace(TrainConfig(), **unbounded).validate()
+    with pytest.raises(ValueError, match="give a search depth, a node budget or a clock"):
+        network_config("logreg", algorithm="treestrap-ab", **unbounded).validate()
+    network_config("logreg", **unbounded).validate()  # the minimax tree's budget bounds it

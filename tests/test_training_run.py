@@ -20,7 +20,8 @@ from search_helpers import random_positions
 
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
-from treestrap.evaluation.weights import LinearModel, load_weights
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.registry import ALGORITHMS
 from treestrap.search.training import TrainingSearch
 from treestrap.training import run as run_module

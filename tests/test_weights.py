@@ -15,16 +15,11 @@ import numpy as np
 import pytest
 
 from treestrap.core.notation import STARTING_FEN, parse_fen
-from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.presets import hand_set_model, random_model
-from treestrap.evaluation.weights import (
-    FORMAT,
-    VERSION,
-    LinearModel,
-    WeightFileError,
-    load_weights,
-    save_weights,
-)
+from treestrap.evaluation.weight_file_format import FORMAT, VERSION, WeightFileError
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import LinearModel, save_weights
 
 MEEP = get_feature_set("meep")
 

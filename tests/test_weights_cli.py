@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from treestrap.cli import main
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

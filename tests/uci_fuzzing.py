@@ -38,9 +38,9 @@ import chess
 from hypothesis import strategies as st
 
 from treestrap.core.notation import MAX_CLOCK  # the FEN contract's largest clock
+from treestrap.engine.uci import MAX_GAME_PLIES
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weights import save_weights
-from treestrap.uci import MAX_GAME_PLIES
 
 UCI_COMMAND = [sys.executable, "-m", "treestrap.cli", "uci"]
 #: Deadline for the first readyok (numba may have to compile the search).

@@ -19,7 +19,8 @@ import subprocess
 from pathlib import Path
 
 from treestrap.evaluation.presets import LEARNED
-from treestrap.evaluation.weights import load_weights, save_weights
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import save_weights
 from treestrap.training.curve import cpu_seconds_by_game
 from treestrap.training.run import saved_config
 

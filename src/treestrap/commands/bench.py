@@ -1,8 +1,8 @@
 """``treestrap bench``: search fixed positions to a fixed depth; the node count is the
 search's signature.
 
-:mod:`treestrap.bench` imports the engine only when it runs, so building the CLI stays
-instant.
+:mod:`treestrap.engine.bench` imports the engine only when it runs, so building the CLI
+stays instant.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from treestrap.bench import DEFAULT_DEPTH
 from treestrap.commands.arguments import int_at_least
+from treestrap.engine.bench import DEFAULT_DEPTH
 
 
 def _positive_int(text: str) -> int:
@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_bench_command(args: argparse.Namespace) -> int:
-    from treestrap.bench import format_bench_line, format_bench_total, run_bench
+    from treestrap.engine.bench import format_bench_line, format_bench_total, run_bench
 
     def report(i: int, row) -> None:  # type: ignore[no-untyped-def]
         print(format_bench_line(i, row), flush=True)

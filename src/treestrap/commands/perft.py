@@ -72,9 +72,9 @@ def run_perft(args: argparse.Namespace) -> int:
 
 
 def _perft_suite(args: argparse.Namespace, bulk: bool) -> int:
+    from treestrap.core.epd import EpdError, read_epd
     from treestrap.core.notation import parse_fen
     from treestrap.core.perft import MAX_PERFT_DEPTH, perft
-    from treestrap.epd import EpdError, read_epd
 
     try:
         records = read_epd(args.epd)

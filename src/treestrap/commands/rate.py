@@ -84,7 +84,8 @@ def _parse_sprt(text: str) -> tuple[float, float]:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from treestrap.rating.ratings import RatingOptions, fit_ratings_settled, load_results
+    from treestrap.rating.ratings import RatingOptions, fit_ratings_settled
+    from treestrap.rating.results import load_results
 
     try:
         games = []

@@ -97,15 +97,15 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
 
 def _run_serban(args: argparse.Namespace) -> int:
     from treestrap.reproduce.serban2014 import BUDGETS, reproduce
+    from treestrap.reproduce.stages import pick_budget
 
     if args.backend != "local" or args.address:
         print("error: serban2014 runs on the local backend (no --backend ray)", file=sys.stderr)
         return 2
-    if args.budget not in BUDGETS:
-        print(
-            f"error: unknown budget {args.budget!r} for serban2014 (known: {', '.join(BUDGETS)})",
-            file=sys.stderr,
-        )
+    try:
+        pick_budget(args.budget, BUDGETS, "serban2014")  # before the output directory
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     out = args.out or f"runs/{args.experiment}-{args.budget}"
     return _run_and_report(

@@ -143,8 +143,8 @@ def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
-    from treestrap.play.results_db import DB_NAME
     from treestrap.play.tournament import run_tournament
+    from treestrap.rating.results import DB_NAME
     from treestrap.rating.standings import (
         format_head_to_head,
         format_standings,

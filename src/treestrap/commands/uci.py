@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_uci(args: argparse.Namespace) -> int:
-    from treestrap.uci import main as uci_main
+    from treestrap.engine.uci import main as uci_main
 
     if args.weights and args.preset:
         print("error: give --weights or --preset, not both", file=sys.stderr)

@@ -65,7 +65,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from treestrap.evaluation.weights import WeightFileError, load_weights
+    from treestrap.evaluation.weight_file_format import WeightFileError
+    from treestrap.evaluation.weight_files import load_weights
     from treestrap.reports.weights import plot_piece_square_tables, summarize
 
     try:

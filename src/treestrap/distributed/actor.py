@@ -2,7 +2,7 @@
 searches, learning rule) that plays the games the learner hands out and ships back each
 game with its updates. Backends host it in a process or a Ray actor.
 
-A network run's actor holds a :class:`~treestrap.training.learner.NetworkLearner` but
+A network run's actor holds a network's :class:`~treestrap.training.learner.Learner` but
 learns nothing itself: it searches with the newest network it was sent and ships every
 search's replay samples (:class:`SampleRecorder`); the learner takes the mini-batch steps.
 """
@@ -15,16 +15,18 @@ import numpy as np
 
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
-from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel, update_network_evaluator
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.base import Step
-from treestrap.learn.replay import random_network_parameters, tree_samples
+from treestrap.learn.network_treestrap import ReplayAlgorithm
+from treestrap.learn.replay import tree_samples
+from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.game import play_training_game
-from treestrap.training.learner import Learner, NetworkLearner, ReplayAlgorithm
+from treestrap.training.learner import Learner
 from treestrap.training.opponents import (
     Opponent,
     UciOpponent,
@@ -64,13 +66,14 @@ class Actor:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         self.book = load_openings(config.openings)
-        self.learner: Learner | NetworkLearner
+        self.learner: Learner
         self.recorder: RecordingOptimizer | SampleRecorder
         if config.model != "linear":
             sizes = network_sizes(config.model)
             network = NetworkModel(sizes, random_network_parameters(sizes, config.seed))
             # The actor keeps no replay set (the learner does): the smallest one.
-            self.learner = NetworkLearner(replace(config, replay_size=2), network)
+            self.learner = Learner(replace(config, replay_size=2), network)
+            assert isinstance(self.learner.algorithm, ReplayAlgorithm)
             self.recorder = SampleRecorder(self.learner.algorithm)
             self.learner.algorithm = self.recorder
         else:
@@ -85,13 +88,14 @@ class Actor:
 
     def play(self, job: Job) -> Played:
         if job.weights is not None:
-            if isinstance(self.learner, NetworkLearner):
+            if isinstance(self.recorder, SampleRecorder):
                 update_network_evaluator(self.learner.ev, job.weights)
             else:
+                model = self.learner.model()
+                assert isinstance(model, LinearModel)
                 # In place: the compiled evaluator shares this array.
-                self.learner.model.weights[...] = job.weights
+                model.weights[...] = job.weights
                 if job.optimizer_state:
-                    assert isinstance(self.recorder, RecordingOptimizer)
                     self.recorder.load_state(job.optimizer_state)
             self.version = job.version
         if not self.opponent_made:

@@ -16,7 +16,7 @@ with the learner's weights, and the records replay its own updates, so the run's
 weights equal those of a one-process run bit for bit.
 
 Network runs (``--model``, Serban's Algorithm 7): actors ship each search's replay
-samples; the learner's :class:`~treestrap.training.learner.NetworkLearner` adds them to
+samples; the learner's rule (:mod:`treestrap.learn.network_treestrap`) adds them to
 its replay set in the order games arrive, taking the configured mini-batch steps after
 each search's samples (drawn from (seed, game number) as a one-process run draws them),
 and publishes the network's parameters every K games. Its metrics lines add
@@ -37,12 +37,13 @@ from treestrap.distributed.backend import Backend
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import ReplaySample, apply_updates
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.optimizer import Optimizer, make_optimizer
-from treestrap.learn.registry import default_step_size
+from treestrap.learn.rule_config import rule_step_size
 from treestrap.training.checkpoints import RunState, load_optimizer_state
 from treestrap.training.config import TrainConfig
 from treestrap.training.game import GameSummary
-from treestrap.training.learner import NetworkLearner
+from treestrap.training.learner import Learner
 from treestrap.training.opponents import UciOpponent, make_opponent
 from treestrap.training.run import OpenedRun, commit_game, open_run
 
@@ -89,12 +90,9 @@ class _LadderLevel(UciOpponent):
 
 
 def learner_optimizer(config: TrainConfig, size: int) -> Optimizer:
-    """The optimizer a :class:`~treestrap.training.learner.Learner` of ``config`` uses
-    (same kind and step), to replay the actors' records through."""
-    step = config.step_size or default_step_size(
-        config.algorithm, config.squash, config.optimizer, config.normalise_step
-    )
-    return make_optimizer(config.optimizer, size, step)
+    """The optimizer a linear :class:`~treestrap.training.learner.Learner` of ``config``
+    uses (same kind and step), to replay the actors' records through."""
+    return make_optimizer(config.optimizer, size, rule_step_size(config, network=False))
 
 
 @dataclass
@@ -130,7 +128,7 @@ def run_learner(
     stats = stats if stats is not None else LearnerStats()
     if state.games >= config.games:
         return state  # finished already: no actor to start
-    network = NetworkLearner(config, model) if isinstance(model, NetworkModel) else None
+    network = Learner(config, model) if isinstance(model, NetworkModel) else None
     optimizer = (
         network.algorithm.optimizer
         if network is not None
@@ -210,7 +208,7 @@ def _commit(
     slot: int,
     optimizer: Optimizer,
     ladder: UciOpponent | None,
-    network: NetworkLearner | None = None,
+    network: Learner | None = None,
 ) -> GameSummary:
     """Apply ``played``'s updates (a network run's: learn from its replay samples) and
     commit it as the run's next game."""
@@ -238,14 +236,13 @@ def _commit(
     return summary
 
 
-def learn_samples(
-    network: NetworkLearner, number: int, samples: Sequence[object]
-) -> dict[str, object]:
+def learn_samples(network: Learner, number: int, samples: Sequence[object]) -> dict[str, object]:
     """Game ``number``'s learning in a network run: each search's replay samples join
     the replay set in order, each followed by the configured mini-batch steps (as
     :meth:`~treestrap.learn.replay.ReplayTrainer.learn_from_tree` does after a search);
     returns the metrics a network game's line adds."""
     algorithm = network.algorithm
+    assert isinstance(algorithm, ReplayAlgorithm)
     algorithm.start_game(number)
     for sample in samples:
         assert isinstance(sample, ReplaySample)

@@ -7,7 +7,8 @@ Kinds:
 
 ``LINEAR``   ``H(s) = sign(s) * theta . phi(s)`` over any registered feature set, where
              ``sign`` turns a white-relative feature set's score into the side to
-             move's. ``weights`` is theta.
+             move's: theta (``weights``) times the set's compiled gradient
+             ``sign(s) * phi(s)``.
 ``NETWORK``  logistic regression or an MLP on the ``bitboard`` inputs, its output
              ``z_win - z_loss`` mapped to a score by :mod:`treestrap.evaluation.outcome`.
              ``weights`` is the packed network of :mod:`treestrap.evaluation.network`
@@ -26,11 +27,12 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.position import Position
-from treestrap.evaluation.features import (
-    BITBOARD,
+from treestrap.evaluation.feature_sets.bitboard import FEATURE_SET as BITBOARD
+from treestrap.evaluation.feature_sets.bitboard import white_relative_sign
+from treestrap.evaluation.feature_sets.dispatch import (
     MAX_ACTIVE,
     extract_features,
-    perspective_sign,
+    feature_gradient,
 )
 from treestrap.evaluation.network import network_value
 from treestrap.evaluation.outcome import score_from_logit
@@ -38,36 +40,39 @@ from treestrap.evaluation.outcome import score_from_logit
 LINEAR = 0
 NETWORK = 1
 
+#: Most sparse pairs one :func:`evaluate_gradient` leaves in an evaluator's scratch.
+MAX_GRADIENT_PAIRS = MAX_ACTIVE
+
 
 class Evaluator(NamedTuple):
     """What compiled code needs to evaluate a position."""
 
     kind: int
-    feature_set: int
+    feature_set: int  # the feature set's id (its place in the registry)
     weights: np.ndarray  # float64: theta (linear) or the packed network
-    idx: np.ndarray  # int32[MAX_ACTIVE] scratch: indices of the last extraction
-    val: np.ndarray  # float64[MAX_ACTIVE] scratch: values at those indices
+    idx: np.ndarray  # int32[MAX_GRADIENT_PAIRS] scratch: indices of the last extraction
+    val: np.ndarray  # float64[MAX_GRADIENT_PAIRS] scratch: values at those indices
 
 
 def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR) -> Evaluator:
     """An evaluator over ``weights`` (shared when they are float64 already): theta for
     ``LINEAR``, a :func:`~treestrap.evaluation.network.pack_network` array for
     ``NETWORK`` (whose feature set is always ``bitboard``)."""
-    if kind == NETWORK and feature_set_id != BITBOARD:
+    if kind == NETWORK and feature_set_id != BITBOARD.id:
         raise ValueError("networks read the bitboard feature set")
     return Evaluator(
         kind=kind,
         feature_set=feature_set_id,
         weights=np.ascontiguousarray(weights, dtype=np.float64),
-        idx=np.zeros(MAX_ACTIVE, dtype=np.int32),
-        val=np.zeros(MAX_ACTIVE, dtype=np.float64),
+        idx=np.zeros(MAX_GRADIENT_PAIRS, dtype=np.int32),
+        val=np.zeros(MAX_GRADIENT_PAIRS, dtype=np.float64),
     )
 
 
 @njit
 def _network_score(pos: Position, ev: Evaluator) -> float:
     logit = network_value(pos, ev.weights)
-    return perspective_sign(pos, BITBOARD) * score_from_logit(logit)
+    return white_relative_sign(pos) * score_from_logit(logit)
 
 
 @njit
@@ -79,14 +84,13 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
     (``sign * phi(s)``). For a network they are its input ``phi(s)`` (the bitboard
     indicators, unsigned): the gradient with respect to its parameters is taken from
     that input by the learner's own autodiff."""
-    n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
     if ev.kind == NETWORK:
+        n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
         return _network_score(pos, ev), n
-    sign = perspective_sign(pos, ev.feature_set)
+    n = feature_gradient(pos, ev.feature_set, ev.idx, ev.val)
     w = ev.weights
     score = 0.0
     for i in range(n):
-        ev.val[i] *= sign
         score += w[ev.idx[i]] * ev.val[i]
     return score, n
 

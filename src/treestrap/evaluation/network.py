@@ -2,7 +2,7 @@
 accumulator for the first layer.
 
 A network is logistic regression (one layer) or an MLP (tanh hidden layers) over the
-769 ``bitboard`` inputs of :mod:`treestrap.evaluation.bitboard_features`, ending in one
+769 ``bitboard`` inputs of :mod:`treestrap.evaluation.feature_sets.bitboard`, ending in one
 output: the log-odds ``z_win - z_loss`` in white's frame, which
 :mod:`treestrap.evaluation.outcome` turns into a side-to-move score.
 
@@ -56,7 +56,7 @@ from treestrap.core.jit import njit
 from treestrap.core.move import EP_CAPTURE, KING_CASTLE, QUEEN_CASTLE, move_flag, move_from, move_to
 from treestrap.core.piece import NO_PIECE, PAWN, ROOK, WHITE
 from treestrap.core.position import H_CAPTURED, H_MOVE, ST_PLY, ST_SIDE, Position
-from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
 
 # Slots of the header.
 H_LAYERS = 0  # number of layers (1 = logistic regression)

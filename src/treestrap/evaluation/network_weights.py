@@ -1,7 +1,7 @@
 """Network weight files, and the network model that searches and players use.
 
-A network weight file is a weight file of :mod:`treestrap.evaluation.weights` (``.npz``,
-members ``weights`` and ``meta``) with ``"model": "network"``::
+A network weight file is a weight file of :mod:`treestrap.evaluation.weight_file_format`
+(``.npz``, members ``weights`` and ``meta``) with ``"model": "network"``::
 
     {"format": "treestrap-weights", "version": 1, "model": "network",
      "feature_set": "bitboard", "layout_hash": "...", "layers": [20, 1],
@@ -10,10 +10,10 @@ members ``weights`` and ``meta``) with ``"model": "network"``::
 
 ``weights`` is the flat parameter vector of :mod:`treestrap.evaluation.network` (layer 0
 as ``W0[769, size0]`` then ``b0``, each further layer ``Wk[size_k, size_k-1]`` then
-``bk``). :func:`treestrap.evaluation.weights.load_weights` reads these files too, so
-``treestrap uci --weights`` and tournament players take either kind. Files are written
-by code only: :func:`treestrap.supervised.convert.convert_network` from a supervised
-checkpoint.
+``bk``). :func:`treestrap.evaluation.weight_files.load_weights` reads these files as it
+reads linear ones, so ``treestrap uci --weights`` and tournament players take either
+kind. Files are written by code only: :func:`treestrap.supervised.convert.convert_network`
+from a supervised checkpoint.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from treestrap.core.position import Position
-from treestrap.evaluation.features import FeatureSet, get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import FeatureSet
 from treestrap.evaluation.model import NETWORK as NETWORK_KIND
 from treestrap.evaluation.model import Evaluator, evaluate, make_evaluator
 from treestrap.evaluation.network import (
@@ -39,8 +40,14 @@ from treestrap.evaluation.network import (
     quantize_first_layer,
 )
 from treestrap.evaluation.outcome import MAPPING
-from treestrap.evaluation.weights import FORMAT, VERSION, WeightFileError, write_weight_file
+from treestrap.evaluation.weight_file_format import (
+    FORMAT,
+    VERSION,
+    WeightFileError,
+    write_weight_file,
+)
 
+#: The ``model`` field of a network weight file.
 NETWORK = "network"
 ACTIVATION = "tanh"
 OUTPUT = "z_win - z_loss (white)"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from treestrap.evaluation import meep as M
-from treestrap.evaluation.bitboard_features import SIDE_TO_MOVE
-from treestrap.evaluation.features import FeatureSet, get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets import meep as M
+from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
+from treestrap.evaluation.feature_sets.feature_set import FeatureSet
 from treestrap.evaluation.weights import LinearModel
 
 #: Classical piece values (pawn, knight, bishop, rook, queen), in centipawns.
@@ -98,11 +99,16 @@ def hand_set_bitboard() -> np.ndarray:
     return w
 
 
+#: The hand-set weights of each feature set that has them.
+HAND_SET_WEIGHTS = {"meep": hand_set_meep, "bitboard": hand_set_bitboard}
+
+
 def hand_set_model(feature_set: str = "meep") -> LinearModel:
     """The hand-set baseline for ``feature_set``."""
     fs = get_feature_set(feature_set)
-    weights = hand_set_meep() if fs.name == "meep" else hand_set_bitboard()
-    return LinearModel(fs, weights, {"preset": "hand-set"})
+    if fs.name not in HAND_SET_WEIGHTS:
+        raise ValueError(f"feature set {fs.name!r} has no hand-set weights")
+    return LinearModel(fs, HAND_SET_WEIGHTS[fs.name](), {"preset": "hand-set"})
 
 
 def random_model(
@@ -127,7 +133,7 @@ def learned_model() -> LinearModel:
     """The learned preset, loaded (and checked) from the package's data."""
     from importlib.resources import as_file, files
 
-    from treestrap.evaluation.weights import load_weights
+    from treestrap.evaluation.weight_files import load_weights
 
     with as_file(files("treestrap.evaluation.data") / LEARNED_FILE) as path:
         model = load_weights(path)

@@ -2,19 +2,22 @@
 
 The trainer plays the games. Each time it is the learner's turn it runs the search the
 algorithm asks for (``search_kind``), records what the algorithm needs in a
-:class:`Step`, and calls :meth:`Algorithm.observe`; after the game it calls
-:meth:`Algorithm.end_game`. Algorithms change ``model.weights`` in place (the compiled
-evaluator shares that array), so the next search already uses the new weights.
+:class:`Step`, and calls :meth:`Rule.observe`; after the game it calls
+:meth:`Rule.end_game`. Linear algorithms change ``model.weights`` in place (the compiled
+evaluator shares that array), so the next search already uses the new weights; a
+network's rule (:mod:`treestrap.learn.network_treestrap`) writes its parameters into the
+evaluator after each step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.optimizer import decay_factor, make_optimizer
+from treestrap.learn.optimizer import Optimizer, decay_factor, make_optimizer
 from treestrap.search.tree import SearchTree
 from treestrap.search.value import VALUE_CLIP
 
@@ -80,14 +83,43 @@ class UpdateStats:
         return float(np.mean(self.abs_delta)) if self.abs_delta else 0.0
 
 
+class Rule(Protocol):
+    """What the game loop asks of an update rule: a linear model's :class:`Algorithm`,
+    or a network's :class:`~treestrap.learn.network_treestrap.ReplayAlgorithm`."""
+
+    name: str
+    #: the search it learns from: ALPHABETA or MINIMAX
+    search_kind: str
+    #: it learns from the search's tree (the minimax tree, or the table walk's)
+    needs_tree: bool
+    #: it learns from the principal leaf (``Step.leaf_*``)
+    needs_leaf: bool
+    #: it learns along the root's sparse gradient (``Step.root_idx``, ``root_val``)
+    needs_root_gradient: bool
+    stats: UpdateStats
+    #: how its changes are applied, saved with the run (an adaptive optimizer's
+    #: moments, a network's replay set and momentum)
+    optimizer: Optimizer
+
+    def start_game(self, number: int) -> None: ...
+
+    def observe(self, step: Step) -> None: ...
+
+    def end_game(self, steps: list[Step], outcome: float) -> None: ...
+
+    def game_metrics(self) -> dict[str, Any]: ...
+
+
 class Algorithm:
-    """Base class: subclasses set ``name``, ``search_kind``, ``needs_tree``,
-    ``needs_leaf`` and implement :meth:`observe` and/or :meth:`end_game`."""
+    """Base class of the linear rules: subclasses set ``name``, ``search_kind``,
+    ``needs_tree``, ``needs_leaf`` and implement :meth:`observe` and/or
+    :meth:`end_game`."""
 
     name = "base"
     search_kind = ALPHABETA
     needs_tree = False
     needs_leaf = False
+    needs_root_gradient = True
 
     def __init__(self, model: LinearModel, hyper: Hyper) -> None:
         self.model = model
@@ -111,3 +143,7 @@ class Algorithm:
     def end_game(self, steps: list[Step], outcome: float) -> None:
         """Called once per game with the learner's steps and the result for white
         (+1 win, 0 draw, -1 loss)."""
+
+    def game_metrics(self) -> dict[str, Any]:
+        """What a game's metrics line adds: nothing for a linear rule."""
+        return {}

@@ -1,4 +1,5 @@
-"""The seven update rules by name, with the paper's step sizes as defaults.
+"""The update rules by name: the seven of linear models, with the paper's step sizes
+as defaults, and those of networks (Serban's Algorithm 7, :data:`NETWORK_RULES`).
 
 Veness et al. (2009, section 6.0.1): 1e-5 for TD-Leaf and RootStrap(alpha-beta), 1e-6
 for TreeStrap(minimax), 5e-7 for TreeStrap(alpha-beta). TD and TD-Root, and
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.base import Algorithm, Hyper
-from treestrap.learn.names import ALGORITHM_NAMES
+from treestrap.learn.names import ALGORITHM_NAMES, NETWORK_ALGORITHMS
+from treestrap.learn.network_treestrap import ReplayAlgorithm
+from treestrap.learn.replay import ReplayTrainer
 from treestrap.learn.rootstrap import RootStrap, RootStrapMinimax
 from treestrap.learn.td import TemporalDifference
 from treestrap.learn.td_leaf import TDLeaf
@@ -32,6 +35,14 @@ ALGORITHMS: dict[str, type[Algorithm]] = {
     "treestrap-ab": TreeStrapAlphaBeta,
 }
 assert tuple(ALGORITHMS) == ALGORITHM_NAMES, "learn/names.py lists every rule, in order"
+
+#: Network runs' rules: Algorithm 7 each, learning from the search its name asks for
+#: (``ReplayAlgorithm.search_kind``): minimax trees, or the table walk's bounds.
+NETWORK_RULES: dict[str, type[ReplayAlgorithm]] = {
+    "treestrap-mm": ReplayAlgorithm,
+    "treestrap-ab": ReplayAlgorithm,
+}
+assert tuple(NETWORK_RULES) == NETWORK_ALGORITHMS, "learn/names.py lists every network rule"
 
 DEFAULT_STEP_SIZE: dict[str, float] = {
     "td": 1e-5,
@@ -75,3 +86,12 @@ def make_algorithm(name: str, model: LinearModel, hyper: Hyper | None = None) ->
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r} (known: {', '.join(ALGORITHMS)})")
     return ALGORITHMS[name](model, hyper or Hyper(step_size=DEFAULT_STEP_SIZE[name]))
+
+
+def make_network_algorithm(name: str, trainer: ReplayTrainer, seed: int) -> ReplayAlgorithm:
+    """A network run's rule by name, stepping ``trainer``; ``ValueError`` lists the
+    known names."""
+    if name not in NETWORK_RULES:
+        known = ", ".join(NETWORK_RULES)
+        raise ValueError(f"unknown network algorithm {name!r} (known: {known})")
+    return NETWORK_RULES[name](trainer, seed, name)

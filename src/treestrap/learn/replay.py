@@ -9,9 +9,10 @@ Serban's ``V = P(white wins)`` (:func:`treestrap.evaluation.outcome.white_win_pr
 next to the ``bitboard`` input of the position. Flipping the colours (mirror the board
 vertically, swap the pieces' colours and the side to move: python-chess
 ``Board.mirror``) maps input ``piece * 64 + square`` to ``((piece + 6) % 12) * 64 +
-(square ^ 56)`` and inverts the white-to-move input (:func:`flip_inputs`); the side to
-move of the flipped position stands exactly as the original one did, so its side-to-move
-value is the same and its ``V`` is ``1 - V``.
+(square ^ 56)`` and inverts the white-to-move input
+(:func:`~treestrap.evaluation.colour_flip.flip_bitboard`); the side to move of the
+flipped position stands exactly as the original one did, so its side-to-move value is
+the same and its ``V`` is ``1 - V``.
 
 Bounds. Each position is stored with bounds ``lower <= V <= upper`` in the same frame:
 equal for a minimax value, apart for a transposition-table entry of an alpha-beta
@@ -35,32 +36,19 @@ bit for bit as if it had not stopped.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.colour_flip import flip_bitboard
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
 from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import white_win_probability
 from treestrap.learn.optimizer import Optimizer
 from treestrap.search.tree import SearchTree, node_gradient, tree_size
-
-#: Where each bitboard input goes when the colours are flipped.
-FLIP_INDEX = np.array(
-    [((i // 64 + 6) % 12) * 64 + ((i % 64) ^ 56) for i in range(SIDE_TO_MOVE)] + [SIDE_TO_MOVE]
-)
-
-
-def flip_inputs(x: np.ndarray) -> np.ndarray:
-    """The ``bitboard`` inputs (rows) of the colour-flipped positions."""
-    out = np.empty_like(x)
-    out[:, FLIP_INDEX] = x
-    out[:, SIDE_TO_MOVE] = 1 - out[:, SIDE_TO_MOVE]
-    return out
 
 
 @dataclass
@@ -99,7 +87,7 @@ class ReplaySet:
             hi = white_win_probability(np.asarray(upper, dtype=np.float64), white)
             lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)  # black to move: swapped
         self._put(inputs, lo, hi)
-        self._put(flip_inputs(inputs), 1.0 - hi, 1.0 - lo)
+        self._put(flip_bitboard(inputs), 1.0 - hi, 1.0 - lo)
 
     def _put(self, inputs: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         for row, lo, hi in zip(inputs, lower, upper, strict=True):
@@ -362,86 +350,3 @@ class ReplayTrainerState(Optimizer):
 
     def load_state(self, state: dict[str, np.ndarray]) -> None:
         self.trainer.load_state(state)
-
-
-def random_network_parameters(sizes: list[int], seed: int, scale: float = 1.0) -> np.ndarray:
-    """Flat parameters (:mod:`treestrap.evaluation.network` order) of a fresh network of
-    layer ``sizes`` on the ``bitboard`` inputs: every weight and bias uniform in
-    ``+-scale/sqrt(fan_in)`` (``scale`` 1: PyTorch's ``nn.Linear`` default), drawn
-    from ``seed``."""
-    rng = np.random.default_rng(seed)
-    parts: list[np.ndarray] = []
-    fan_in = BITBOARD_SIZE
-    for k, size in enumerate(sizes):
-        bound = scale / np.sqrt(fan_in)
-        # Layer 0 is stored input-major (``W0[inputs, size0]``), the others out-major.
-        shape = (fan_in, size) if k == 0 else (size, fan_in)
-        parts.append(rng.uniform(-bound, bound, shape).reshape(-1))
-        parts.append(rng.uniform(-bound, bound, size))
-        fan_in = size
-    return np.concatenate(parts)
-
-
-def torch_network(sizes: list[int], params: np.ndarray) -> Any:
-    """A float64 torch module equal to the compiled network of layer ``sizes`` and flat
-    ``params``: ``[B, 769]`` inputs to ``[B, 3]`` scores ``(z, 0, 0)``, so that
-    :func:`minibatch_step` reads ``z = z_win - z_loss`` from it as from a supervised
-    model. :func:`network_parameters_of` reads its parameters back in the same order."""
-    import torch
-
-    layers: list[Any] = []
-    fan_in = BITBOARD_SIZE
-    for k, size in enumerate(sizes):
-        layers.append(torch.nn.Linear(fan_in, size, dtype=torch.float64))
-        if k < len(sizes) - 1:
-            layers.append(torch.nn.Tanh())
-        fan_in = size
-    net = torch.nn.Sequential(*layers)
-    params = np.asarray(params, dtype=np.float64).reshape(-1)
-    at = 0
-    with torch.no_grad():
-        for k, linear in enumerate(m for m in net if isinstance(m, torch.nn.Linear)):
-            out, inp = linear.weight.shape
-            w = params[at : at + out * inp]
-            at += out * inp
-            # Layer 0 is stored input-major: its rows are the inputs' columns.
-            w = w.reshape(inp, out).T if k == 0 else w.reshape(out, inp)
-            linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
-            linear.bias.copy_(torch.from_numpy(params[at : at + out].copy()))
-            at += out
-    if at != params.size:
-        raise ValueError(f"{params.size} parameters for a network of layers {sizes} ({at})")
-    return _scores_module()(net)
-
-
-def network_parameters_of(model: Any) -> np.ndarray:
-    """The flat parameters of a :func:`torch_network` module (layer 0 input-major)."""
-    import torch
-
-    parts: list[np.ndarray] = []
-    linears = [m for m in model.net if isinstance(m, torch.nn.Linear)]
-    for k, linear in enumerate(linears):
-        w = linear.weight.detach().double().numpy()
-        parts.append((w.T if k == 0 else w).reshape(-1))
-        parts.append(linear.bias.detach().double().numpy().copy())
-    return np.concatenate(parts)
-
-
-@functools.cache
-def _scores_module() -> type:
-    """The module class of :func:`torch_network` (built on first use: torch is
-    imported only by the functions that need it)."""
-    import torch
-
-    class ScoresOf(torch.nn.Module):
-        """``net``'s single output ``z`` as class scores ``(z, 0, 0)``."""
-
-        def __init__(self, net: torch.nn.Module) -> None:
-            super().__init__()
-            self.net = net
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            z = self.net(x.to(torch.float64))
-            return torch.nn.functional.pad(z, (0, 2))
-
-    return ScoresOf

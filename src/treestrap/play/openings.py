@@ -24,6 +24,7 @@ import chess
 import chess.pgn
 import chess.polyglot
 
+from treestrap.core.epd import epd_lines
 from treestrap.core.notation import parse_fen
 from treestrap.textcheck import NOT_TEXT_HINT, SNIFF_BYTES, looks_like_text
 
@@ -164,12 +165,13 @@ def read_pgn_openings(path: str | Path) -> list[Opening]:
 
 
 def read_epd_openings(path: str | Path) -> list[Opening]:
-    """One position per line (the first four FEN fields or a full FEN)."""
+    """One position per line (the first four FEN fields or a full FEN); a line of
+    operations alone holds no position and is skipped."""
     openings = []
     with _open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
-            head = line.split(";")[0].split()
-            if not head or head[0].startswith("#"):
+        for line in epd_lines(fh):
+            head, number = line.fen_fields, line.line_number
+            if not head:
                 continue
             fen = " ".join(head[:6]) if len(head) >= 6 else " ".join(head[:4]) + " 0 1"
             try:

@@ -1,7 +1,7 @@
 """A tournament's results on disk: ``RUN_DIR/results.sqlite``.
 
 Two tables: ``meta`` (``config`` -> the tournament config as JSON, ``format_version``
--> :data:`~treestrap.rating.ratings.RESULTS_FORMAT_VERSION`) and ``games``, one
+-> :data:`~treestrap.rating.results.RESULTS_FORMAT_VERSION`) and ``games``, one
 row per finished game, written and committed as each game ends, so a killed run
 loses only the games in progress. ``games.id`` is the game's index in the
 tournament's deterministic schedule, so a resumed run knows which games are missing.
@@ -21,11 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# rating/ is the lower layer and reads these files too (``treestrap rate``): the
-# version and its check live there, so both sides agree on them.
-from treestrap.rating.ratings import RESULTS_FORMAT_VERSION, check_results_version
-
-DB_NAME = "results.sqlite"
+# rating/ is the lower layer and reads these files too (``treestrap rate``): the file
+# name, the version and its check live there, so both sides agree on them.
+from treestrap.rating.results import DB_NAME, RESULTS_FORMAT_VERSION, check_results_version
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);

@@ -2,7 +2,7 @@
 
 External engines (UCI or xboard) start as a fresh process per game, in their own
 process group so the runner's watchdog can kill a hung one with everything it
-started. In-process players keep one loaded :class:`treestrap.engine.Engine` per
+started. In-process players keep one loaded :class:`treestrap.engine.engine.Engine` per
 weight set in each worker process across games (loading the compiled kernels costs
 a second per process; a new game only clears the transposition table).
 
@@ -27,7 +27,7 @@ from treestrap.play.timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from treestrap.core.position import Position
-    from treestrap.engine import Engine
+    from treestrap.engine.engine import Engine
     from treestrap.evaluation.weights import LinearModel
 
 #: A mate, in centipawns: larger than any threshold anyone would set.
@@ -150,7 +150,7 @@ _ENGINES: OrderedDict[tuple[object, ...], Engine] = OrderedDict()
 def load_model(spec: PlayerSpec) -> LinearModel:
     """The weights of an in-process player (``WeightFileError`` if unusable)."""
     from treestrap.evaluation.presets import preset_model
-    from treestrap.evaluation.weights import load_weights
+    from treestrap.evaluation.weight_files import load_weights
 
     if spec.weights is not None:
         return load_weights(spec.weights)
@@ -159,7 +159,7 @@ def load_model(spec: PlayerSpec) -> LinearModel:
 
 def _cached_engine(spec: PlayerSpec, slot: int) -> Engine:
     from treestrap.core.notation import STARTING_FEN, parse_fen
-    from treestrap.engine import Engine
+    from treestrap.engine.engine import Engine
     from treestrap.search.timeman import SearchLimits
 
     key = (*spec.engine_key(), slot)

@@ -30,9 +30,10 @@ from treestrap.play.game import GameRecord, GameRules, GameSetup
 from treestrap.play.gamepool import current_runner
 from treestrap.play.openings import load_openings, pick_openings
 from treestrap.play.players import PlayerSpec, parse_player, parse_players
-from treestrap.play.results_db import DB_NAME, ResultsDB, StoredGame, now
+from treestrap.play.results_db import ResultsDB, StoredGame, now
 from treestrap.play.sessions import check_player
 from treestrap.play.timecontrol import TimeControl, parse_time_control
+from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import Standing, format_standings, standings
 
 ROUND_ROBIN, GAUNTLET = "round-robin", "gauntlet"

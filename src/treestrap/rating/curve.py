@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from treestrap.rating.ratings import GameResult, RatingOptions, RatingTable, fit_ratings_settled
+from treestrap.rating.ratings import RatingOptions, fit_ratings_settled
+from treestrap.rating.results import GameResult
+from treestrap.rating.table import RatingTable
 
 UNTRAINED = "untrained"
 #: The untrained player's rating in Veness et al. (2009), Table 2.

@@ -33,23 +33,16 @@ intervals are ``+-1.96 sd``. The likelihood of superiority of ``a`` over ``b`` i
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
 from treestrap.rating.elo import Z95
-from treestrap.textcheck import NOT_TEXT_HINT, SNIFF_BYTES, looks_like_text
+from treestrap.rating.results import RESULTS, GameResult
+from treestrap.rating.table import PlayerRating, RatingTable
 
-#: ``(white, black, result)`` with result ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``.
-GameResult = tuple[str, str, str]
-
-RESULTS = ("1-0", "0-1", "1/2-1/2")
 _C = math.log(10.0) / 400.0  # Elo to natural-log odds
 _MAX_ITER = 200
 _DIVERGED = 1e5  # |Elo| beyond this means the optimum is at infinity
@@ -76,116 +69,6 @@ class RatingOptions:
     advantage: float | None = None  # None: fit it
     prior: float = 2.0  # virtual draws per pair of players that met
     anchor: tuple[str, float] | None = None  # e.g. ("untrained", 250.0)
-
-
-@dataclass
-class PlayerRating:
-    name: str
-    elo: float
-    lower: float  # 95% bounds
-    upper: float
-    games: int
-    score: float  # fraction of the points, 0..1
-    draws: float  # fraction of the games drawn
-
-
-@dataclass
-class RatingTable:
-    players: list[PlayerRating]  # best first
-    draw_elo: float
-    draw_elo_sd: float  # 0 when fixed
-    advantage: float
-    advantage_sd: float  # 0 when fixed
-    names: list[str]  # the order of the covariance rows: the same as ``players``
-    covariance: np.ndarray
-    prior: float = 2.0
-    anchor: tuple[str, float] | None = None
-    draw_elo_fixed: bool = False
-    advantage_fixed: bool = False
-
-    def _index(self, name: str) -> int:
-        try:
-            return self.names.index(name)
-        except ValueError:
-            raise KeyError(f"no player {name!r} in the table") from None
-
-    def rating(self, name: str) -> PlayerRating:
-        return self.players[self._index(name)]
-
-    def los(self, a: str, b: str) -> float:
-        """Likelihood that ``a`` is stronger than ``b`` (normal approximation)."""
-        i, j = self._index(a), self._index(b)
-        diff = self.players[i].elo - self.players[j].elo
-        cov = self.covariance
-        var = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
-        if var <= 0.0:  # the same player, or no uncertainty at all
-            return 0.5 if diff == 0 else float(diff > 0)
-        return 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
-
-    def los_matrix(self) -> list[list[float]]:
-        """``[i][j]`` = LOS of player ``i`` over player ``j``, in ``players`` order."""
-        return [[self.los(a, b) for b in self.names] for a in self.names]
-
-    def format_table(self) -> str:
-        width = max(4, *(len(p.name) for p in self.players))
-        lines = [f"Rank {'Name':<{width}}    Elo     +     -  Games  Score  Draws"]
-        for rank, p in enumerate(self.players, 1):
-            lines.append(
-                f"{rank:>4} {p.name:<{width}} {p.elo:>6.0f} {p.upper - p.elo:>5.0f} "
-                f"{p.elo - p.lower:>5.0f} {p.games:>6} {100 * p.score:>5.1f}% "
-                f"{100 * p.draws:>5.1f}%"
-            )
-        draw = _with_sd(self.draw_elo, self.draw_elo_sd, self.draw_elo_fixed)
-        adv = _with_sd(self.advantage, self.advantage_sd, self.advantage_fixed)
-        note = f"prior {self.prior:g} virtual draws per pair"
-        if self.anchor is not None:
-            note += f", anchored at {self.anchor[0]} = {self.anchor[1]:g}"
-        else:
-            note += ", mean 0"
-        lines.append(f"draw Elo {draw}, white advantage {adv} ({note}; +/- are 95%)")
-        return "\n".join(lines)
-
-    def format_los(self) -> str:
-        """LOS matrix in percent; columns are named by rank to stay narrow."""
-        width = max(4, *(len(n) for n in self.names)) + 4
-        matrix = self.los_matrix()
-        head = f"{'LOS %':<{width}}" + "".join(f"{k:>4}" for k in range(1, len(self.names) + 1))
-        lines = [head]
-        for i, name in enumerate(self.names):
-            cells = "".join(
-                "   -" if i == j else f"{round(100 * v):>4}" for j, v in enumerate(matrix[i])
-            )
-            lines.append(f"{f'{i + 1:>3} {name}':<{width}}{cells}")
-        return "\n".join(lines)
-
-    def to_csv(self, path: str | Path) -> None:
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["rank", "name", "elo", "lower", "upper", "games", "score", "draws"])
-            for rank, p in enumerate(self.players, 1):
-                bounds = [f"{p.elo:.2f}", f"{p.lower:.2f}", f"{p.upper:.2f}"]
-                writer.writerow(
-                    [rank, p.name, *bounds, p.games, f"{p.score:.4f}", f"{p.draws:.4f}"]
-                )
-
-    def to_json(self, path: str | Path) -> None:
-        data = {
-            "players": [vars(p) for p in self.players],
-            "draw_elo": self.draw_elo,
-            "draw_elo_sd": self.draw_elo_sd,
-            "advantage": self.advantage,
-            "advantage_sd": self.advantage_sd,
-            "prior": self.prior,
-            "anchor": list(self.anchor) if self.anchor else None,
-            "names": self.names,
-            "los": self.los_matrix(),
-            "covariance": self.covariance.tolist(),
-        }
-        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-
-def _with_sd(value: float, sd: float, fixed: bool) -> str:
-    return f"{value:.1f} (fixed)" if fixed else f"{value:.1f} +/- {Z95 * sd:.1f}"
 
 
 # ----------------------------------------------------------------------------- tallies
@@ -554,102 +437,6 @@ def simulate_games(
                 result = "1-0" if u < win else "1/2-1/2" if u < win + draw else "0-1"
                 games.append((white, black, result))
     return games
-
-
-# ----------------------------------------------------------------------------- reading
-
-
-def read_pgn_results(path: str | Path) -> list[GameResult]:
-    """White, Black and Result of every finished game in a PGN file (headers only)."""
-    import chess.pgn  # only here: reading PGN is the one use of python-chess
-
-    games: list[GameResult] = []
-    try:
-        with open(path, "rb") as raw:
-            head = raw.read(SNIFF_BYTES)
-        if not looks_like_text(head):
-            raise ValueError(f"{path}: not a PGN text file ({NOT_TEXT_HINT})")
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            number = 0
-            while (headers := chess.pgn.read_headers(handle)) is not None:
-                number += 1
-                result = headers.get("Result", "*")
-                if result == "*":
-                    continue  # unfinished
-                if result not in RESULTS:
-                    raise ValueError(f"{path}: game {number}: unknown result {result!r}")
-                games.append((headers.get("White", "?"), headers.get("Black", "?"), result))
-    except OSError as exc:
-        raise ValueError(f"cannot read PGN file {path}: {exc.strerror or exc}") from None
-    return games
-
-
-#: The version of ``results.sqlite`` this build reads: its ``meta`` table's
-#: ``format_version`` row, where one is written (a database without it is version 1).
-RESULTS_FORMAT_VERSION = 1
-
-
-def read_db_results(path: str | Path) -> list[GameResult]:
-    """Finished games from a tournament's SQLite file (table ``games``)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"no such database file: {path}")
-    try:
-        # Read-only, so a wrong path never leaves an empty database behind.
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            check_results_version(conn, path)
-            rows = conn.execute("SELECT white, black, result FROM games ORDER BY id").fetchall()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        raise ValueError(f"cannot read games from {path}: {exc}") from None
-    games: list[GameResult] = []
-    for white, black, result in rows:
-        if result == "*":
-            continue
-        if result not in RESULTS:
-            raise ValueError(f"{path}: unknown result {result!r} ({white} - {black})")
-        games.append((str(white), str(black), str(result)))
-    return games
-
-
-def check_results_version(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a results database of another format version, naming both versions."""
-    has_meta = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-    ).fetchone()
-    if not has_meta:
-        return  # a bare games table (written by hand or another tool): read as it is
-    row = conn.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()
-    version = str(row[0]) if row else str(RESULTS_FORMAT_VERSION)
-    if version != str(RESULTS_FORMAT_VERSION):
-        raise ValueError(
-            f"{path}: results format version {version}, this build reads version "
-            f"{RESULTS_FORMAT_VERSION} (written by another treestrap)"
-        )
-
-
-def load_results(source: str | Path) -> list[GameResult]:
-    """Games from a PGN file, an SQLite file, or a tournament run directory."""
-    path = Path(source)
-    if path.is_dir():
-        db = path / "results.sqlite"
-        if not db.is_file():
-            raise ValueError(f"{path} is a directory without results.sqlite")
-        return read_db_results(db)
-    if not path.exists():
-        raise ValueError(f"no such file: {path}")
-    if path.suffix.lower() in (".sqlite", ".sqlite3", ".db"):
-        return read_db_results(path)
-    try:
-        with open(path, "rb") as handle:
-            magic = handle.read(16)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if magic == b"SQLite format 3\x00":
-        return read_db_results(path)
-    return read_pgn_results(path)
 
 
 #: BayesElo's defaults, used where the games cannot determine a parameter.

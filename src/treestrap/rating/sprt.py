@@ -35,7 +35,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from treestrap.rating.ratings import GameResult, expected
+from treestrap.rating.ratings import expected
+from treestrap.rating.results import GameResult
 
 _PSEUDO = 0.5  # games added to each outcome when estimating the draw Elo
 

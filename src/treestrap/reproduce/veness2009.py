@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.rating.curve import DISPLAY_NAMES
+from treestrap.reproduce.stages import pick_budget
+from treestrap.reproduce.workers import lines_logged, train_run, wait_all
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
 from treestrap.training.presets import PRESETS
-from treestrap.training.run import train
 
 #: The four algorithms of Figure 2 and Table 2.
 ALGORITHMS = ("td-leaf", "rootstrap-ab", "treestrap-mm", "treestrap-ab")
@@ -188,17 +189,8 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
     )
 
 
-def _train_one(config: TrainConfig, run_dir: Path) -> int:
-    """Worker: start or continue one training run; returns its game count."""
-    return train(config, run_dir, resume=(run_dir / "weights.npz").exists()).games
-
-
-def _games_done(run_dir: Path) -> int:
-    metrics = run_dir / "metrics.jsonl"
-    if not metrics.exists():
-        return 0
-    with open(metrics, "rb") as fh:
-        return sum(1 for _ in fh)
+def _games_done(runs: list[Path]) -> int:
+    return sum(lines_logged(run / "metrics.jsonl") for run in runs)
 
 
 def train_all(
@@ -221,7 +213,7 @@ def train_all(
     if backend == "ray":
         from treestrap.distributed.learner import train_distributed
 
-        bar.n = min(total, sum(_games_done(run) for run in runs))
+        bar.n = min(total, _games_done(runs))
         for algorithm, run in zip(ALGORITHMS, runs, strict=True):
             train_distributed(
                 training_config(algorithm, budget, seed),
@@ -238,16 +230,13 @@ def train_all(
         # The slowest run first (TreeStrap(minimax)'s full trees), so that the others
         # share the second worker meanwhile.
         order = sorted(zip(ALGORITHMS, runs, strict=True), key=lambda ar: ar[0] != SLOWEST)
-        jobs = {
-            pool.submit(_train_one, training_config(a, budget, seed), run): run for a, run in order
-        }
-        pending = set(jobs)
-        while pending:
-            done, pending = futures.wait(pending, timeout=1.0)
-            for job in done:
-                job.result()  # a failed run stops the reproduction with its error
-            bar.n = min(total, sum(_games_done(run) for run in runs))
+        jobs = [pool.submit(train_run, training_config(a, budget, seed), run) for a, run in order]
+
+        def tick() -> None:
+            bar.n = min(total, _games_done(runs))
             bar.refresh()
+
+        wait_all(jobs, tick)
     bar.close()
     return runs
 
@@ -285,12 +274,7 @@ def _reproduce(
     backend: str,
     address: str | None,
 ) -> CurveResult:
-    if isinstance(budget, str):
-        if budget not in BUDGETS:
-            raise ValueError(f"unknown budget {budget!r} (known: {', '.join(BUDGETS)})")
-        budget_name, budget = budget, BUDGETS[budget]
-    else:
-        budget_name = "custom"
+    budget_name, budget = pick_budget(budget, BUDGETS)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

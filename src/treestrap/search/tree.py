@@ -25,8 +25,7 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.position import Position, current_key
-from treestrap.evaluation.features import MAX_ACTIVE
-from treestrap.evaluation.model import Evaluator, evaluate_gradient
+from treestrap.evaluation.model import MAX_GRADIENT_PAIRS, Evaluator, evaluate_gradient
 
 QUIESCENCE = 1
 TERMINAL = 2
@@ -63,7 +62,7 @@ def new_tree(capacity: int, features_per_node: int = FEATURES_PER_NODE) -> Searc
     """An empty record for up to ``capacity`` nodes."""
     if capacity < 1:
         raise ValueError(f"tree capacity must be positive, got {capacity}")
-    pool = capacity * features_per_node + MAX_ACTIVE
+    pool = capacity * features_per_node + MAX_GRADIENT_PAIRS
     return SearchTree(
         parent=np.zeros(capacity, dtype=np.int32),
         move=np.zeros(capacity, dtype=np.int32),

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from treestrap.evaluation.weights import shared_file_mode
+from treestrap.evaluation.weight_file_format import shared_file_mode
 from treestrap.supervised.errors import SupervisedError
 from treestrap.supervised.inputs import get_encoding
 from treestrap.supervised.models import ModelSpec, SupervisedModel, build_model

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.features import get_feature_set
+from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.weights import LinearModel

@@ -13,7 +13,7 @@ features           size   frame   inputs
 ``meep``           1830   mover   the compiled ``meep`` features, already side-to-move
                                   relative (``f_us - f_them``, tempo always 1)
 ``bitboard+meep``  2599   mover   the bitboard bits *seen from the side to move*
-                                  (:func:`flip_pieces` applied when black is to move, the
+                                  (``flip_pieces`` applied when black is to move, the
                                   white-to-move bit left as it is), then the meep features
 ``stockfish``         2   white   Stockfish's score for white / 1000 (Serban's scaling,
                                   section 6.5 note 12), clipped to +-10, and white to move
@@ -29,10 +29,10 @@ always counted on white / draw / black.
 
 Colour flipping. Flipping a position's colours (mirror the board vertically, swap the
 colours of all pieces and the side to move; python-chess ``Board.mirror``) maps the
-``bitboard`` encoding by :func:`flip_bitboard`: index ``piece * 64 + square`` goes to
-``((piece + 6) % 12) * 64 + (square ^ 56)`` and the white-to-move bit is inverted. The
-meep features do not change at all, and neither does the bitboard part of
-``bitboard+meep``; only its white-to-move bit is inverted.
+``bitboard`` encoding by :func:`~treestrap.evaluation.colour_flip.flip_bitboard`: index
+``piece * 64 + square`` goes to ``((piece + 6) % 12) * 64 + (square ^ 56)`` and the
+white-to-move bit is inverted. The meep features do not change at all, and neither does
+the bitboard part of ``bitboard+meep``; only its white-to-move bit is inverted.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from treestrap.evaluation.bitboard_features import BITBOARD_SIZE, SIDE_TO_MOVE
-from treestrap.evaluation.features import FEATURE_SETS
-from treestrap.evaluation.meep import MEEP_SIZE
+from treestrap.evaluation.colour_flip import flip_pieces
+from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.feature_sets.meep import MEEP_SIZE
 from treestrap.supervised.errors import SupervisedError
 from treestrap.supervised.torch_required import require_torch
 
@@ -90,7 +91,7 @@ class Encoding:
 
     def layout_hashes(self) -> dict[str, str]:
         """Layout hash of every compiled feature set this encoding reads (this build's)."""
-        return {fs: FEATURE_SETS[fs].layout_hash for fs in self.feature_sets}
+        return {fs: get_feature_set(fs).layout_hash for fs in self.feature_sets}
 
 
 ENCODINGS: dict[str, Encoding] = {
@@ -143,26 +144,6 @@ def to_frame(result: np.ndarray, white_to_move: np.ndarray, frame: str) -> np.nd
 def unpack_bitboard(bits: np.ndarray) -> np.ndarray:
     """The 769 0/1 ``bitboard`` features from rows packed with ``np.packbits(..., 'little')``."""
     return np.unpackbits(bits, axis=1, count=BITBOARD_SIZE, bitorder="little").astype(np.float32)
-
-
-#: ``_FLIP[i]`` is where bitboard index ``i`` goes when the colours are flipped.
-_FLIP = np.array(
-    [((i // 64 + 6) % 12) * 64 + ((i % 64) ^ 56) for i in range(SIDE_TO_MOVE)] + [SIDE_TO_MOVE]
-)
-
-
-def flip_pieces(x: np.ndarray) -> np.ndarray:
-    """Piece bits of the colour-flipped positions; the white-to-move column is kept."""
-    out = np.empty_like(x)
-    out[:, _FLIP] = x
-    return out
-
-
-def flip_bitboard(x: np.ndarray) -> np.ndarray:
-    """The ``bitboard`` encoding of the colour-flipped positions (see the module docstring)."""
-    out = flip_pieces(x)
-    out[:, SIDE_TO_MOVE] = 1.0 - out[:, SIDE_TO_MOVE]
-    return out
 
 
 def _meep_dense(split: SplitLike, rows: np.ndarray, out: np.ndarray, offset: int) -> None:

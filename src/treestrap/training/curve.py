@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.tournament import TournamentConfig, load_config, run_tournament
 from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rate_curve
-from treestrap.rating.ratings import load_results
+from treestrap.rating.results import load_results
 from treestrap.reports.curve import plot_curve
 from treestrap.training.checkpoints import check_format_version
 

@@ -18,7 +18,7 @@ from treestrap.core.position import ST_SIDE
 from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
 from treestrap.learn.base import Step
 from treestrap.play.openings import Opening
-from treestrap.training.learner import Learner, NetworkLearner
+from treestrap.training.learner import Learner
 from treestrap.training.opponents import Opponent
 
 
@@ -47,7 +47,7 @@ class GameSummary:
 
 
 def play_training_game(
-    learner: Learner | NetworkLearner,
+    learner: Learner,
     opponent: Opponent | None,
     opening: Opening,
     number: int,

@@ -12,7 +12,8 @@ import chess.engine
 from treestrap.core.notation import parse_uci_move
 from treestrap.core.position import Position
 from treestrap.evaluation.presets import HAND_SET, LEARNED, preset_model
-from treestrap.evaluation.weights import LinearModel, load_weights
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import LinearModel
 from treestrap.play.players import find_engine
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import RunState

@@ -1,5 +1,6 @@
 """Training presets, kept free of heavy imports so the command line can list them
-instantly (``treestrap train --help``). The names the presets use are in
+instantly (``treestrap train --help``). Each sets options of
+:mod:`treestrap.training.options` by name; the values they use are in
 :mod:`treestrap.learn.names`."""
 
 from __future__ import annotations

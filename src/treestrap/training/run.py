@@ -24,7 +24,7 @@ leaves the run as resumable as a kill does. Openings are drawn from (seed, game 
 so a run by depth or nodes is deterministic and resumes into the same games.
 
 Network runs (``TrainConfig.model`` "logreg" or "mlp:H", Serban's Algorithm 7 through
-:class:`~treestrap.training.learner.NetworkLearner`) keep the same layout, with network
+:mod:`treestrap.learn.network_treestrap`) keep the same layout, with network
 weight files as ``weights.npz`` and checkpoints. Their learning state beyond the weights,
 the replay set (inputs bit-packed: about 100 bytes a position, 10 MB at the default
 ``replay_size``) and the Nesterov momentum, is their ``optimizer.npz``, so a resumed
@@ -46,9 +46,9 @@ import numpy as np
 
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model, random_model
-from treestrap.evaluation.weights import load_weights
+from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.optimizer import Optimizer
-from treestrap.learn.replay import random_network_parameters
+from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
     RunModel,
@@ -63,7 +63,7 @@ from treestrap.training.checkpoints import (
 from treestrap.training.config import TrainConfig, network_sizes
 from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
-from treestrap.training.learner import Learner, NetworkLearner
+from treestrap.training.learner import Learner
 from treestrap.training.opponents import (
     Opponent,
     faces_opponent,
@@ -262,11 +262,7 @@ def train(
     started = time.monotonic()
     opened = open_run(config, run_dir, resume)
     config, state = opened.config, opened.state
-    learner: Learner | NetworkLearner
-    if isinstance(opened.model, NetworkModel):
-        learner = NetworkLearner(config, opened.model)
-    else:
-        learner = Learner(config, opened.model)
+    learner = Learner(config, opened.model)
     load_optimizer_state(opened.run, state.games, learner.algorithm.optimizer)
     opponent = make_opponent(config, state.elo)
     try:
@@ -278,10 +274,9 @@ def train(
             learner.algorithm.start_game(number)
             partner = opponent if faces_opponent(config, number) else None
             summary = play_training_game(learner, partner, opening, number, learner_white)
-            extra = None
-            if isinstance(learner, NetworkLearner):
-                opened.model = learner.model()  # the weights to write: the network now
-                extra = learner.algorithm.game_metrics()
+            # The weights to write: a network's are read back from the rule's torch copy.
+            opened.model = learner.model()
+            extra = learner.algorithm.game_metrics()  # a network's loss and replay size
             commit_game(opened, summary, learner.algorithm.optimizer, opponent, extra)
             if on_game:
                 on_game(summary, state)

@@ -1,7 +1,7 @@
 """Positions -> the arrays a dataset stores, through the compiled feature extractors.
 
 There is one definition of each feature set, the compiled one the engine evaluates
-with (:func:`treestrap.evaluation.features.extract_features`), so a model trained on a
+with (:mod:`treestrap.evaluation.feature_sets`), so a model trained on a
 dataset sees exactly the features the engine computes. A game is replayed on our own
 core position: parsed once from its start FEN with
 :func:`treestrap.core.notation.parse_fen`, then moved with ``make_move`` (about seven
@@ -24,8 +24,9 @@ from treestrap.core.makemove import make_move
 from treestrap.core.notation import parse_fen, parse_uci_move
 from treestrap.core.piece import WHITE
 from treestrap.core.position import ST_SIDE
-from treestrap.evaluation.bitboard_features import BITBOARD_SIZE
-from treestrap.evaluation.features import BITBOARD, MAX_ACTIVE, MEEP, extract_features
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, bitboard_features
+from treestrap.evaluation.feature_sets.dispatch import MAX_ACTIVE
+from treestrap.evaluation.feature_sets.meep import meep_features
 
 #: Bytes of one packed bitboard vector: 769 bits rounded up to whole bytes.
 PACKED_BYTES = (BITBOARD_SIZE + 7) // 8
@@ -62,9 +63,9 @@ def encode_line(start_fen: str, moves_uci: Sequence[str]) -> EncodedLine:
     for i in range(n):
         if i:
             make_move(pos, parse_uci_move(pos, moves_uci[i - 1]))
-        k = extract_features(pos, BITBOARD, idx, val)
+        k = bitboard_features(pos, idx, val)
         dense[i, idx[:k]] = 1
-        k = extract_features(pos, MEEP, idx, val)
+        k = meep_features(pos, idx, val)
         meep_idx.append(idx[:k].copy())
         meep_val.append(val[:k].astype(np.float32))
         counts[i] = k

@@ -100,7 +100,7 @@ class Split:
 
 def current_layouts() -> dict[str, str]:
     """The layout hash of every stored feature set, as the running code defines them."""
-    from treestrap.evaluation.features import get_feature_set
+    from treestrap.evaluation.feature_sets import get_feature_set
 
     return {name: get_feature_set(name).layout_hash for name in LAYOUT_SETS}
 

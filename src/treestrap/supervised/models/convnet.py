@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from treestrap.evaluation.bitboard_features import BITBOARD_SIZE
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.supervised.inputs import PIECE_PLANES, to_planes
 from treestrap.supervised.models.layers import CLASSES, glorot_, nn, torch, zero_
 

@@ -71,7 +71,7 @@ def run_bench(
     ``evaluator`` defaults to the hand-set weights (the signature is defined with them).
     """
     from treestrap.core.notation import parse_fen
-    from treestrap.engine import Engine
+    from treestrap.engine.engine import Engine
     from treestrap.evaluation.presets import hand_set_model
     from treestrap.search.timeman import SearchLimits
 

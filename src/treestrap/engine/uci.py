@@ -1,9 +1,9 @@
 """The UCI front end: ``treestrap uci`` speaks the Universal Chess Interface.
 
 The main thread reads commands from stdin; a ``go`` starts a worker thread that calls
-:meth:`treestrap.engine.Engine.go` (the compiled search releases the GIL), so ``stop``,
-``ponderhit``, ``isready`` and ``quit`` are answered while it searches. Every line
-written is flushed at once. A bad command never ends the engine: it answers
+:meth:`treestrap.engine.engine.Engine.go` (the compiled search releases the GIL), so
+``stop``, ``ponderhit``, ``isready`` and ``quit`` are answered while it searches. Every
+line written is flushed at once. A bad command never ends the engine: it answers
 ``info string error: ...`` and keeps its state (a malformed ``position`` leaves the
 previous position in place).
 
@@ -12,7 +12,7 @@ cache), so a warm-up search runs in the background from startup and the first
 ``readyok`` waits for it: a ``go`` after ``isready`` never pays for compilation.
 
 Beyond the protocol: ``d`` prints the board, its FEN and its Polyglot key; ``bench
-[depth]`` runs :func:`treestrap.bench.run_bench`.
+[depth]`` runs :func:`treestrap.engine.bench.run_bench`.
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ from treestrap.core.notation import (
     parse_uci_move,
 )
 from treestrap.core.position import MAX_HISTORY, Position, current_key
-from treestrap.engine import Engine, SearchInfo, SearchOutcome
+from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
 from treestrap.evaluation import presets
 from treestrap.evaluation.presets import PRESET_NAMES, hand_set_model
-from treestrap.evaluation.weights import LinearModel, WeightFileError, load_weights
+from treestrap.evaluation.weight_file_format import WeightFileError
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import LinearModel
 from treestrap.search.timeman import SearchLimits
 from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
 
@@ -347,7 +349,7 @@ class UciEngine:
         self.send(f"Key: {int(current_key(self.pos)):016X}")
 
     def cmd_bench(self, args: list[str]) -> None:
-        from treestrap.bench import (
+        from treestrap.engine.bench import (
             DEFAULT_DEPTH,
             format_bench_line,
             format_bench_total,

@@ -1,6 +1,6 @@
 """The engine API: a position, limits and a weight set in; a move and search
-information out. The UCI front end (:mod:`treestrap.uci`) and in-process matches use
-it; it knows nothing of the protocol.
+information out. The UCI front end (:mod:`treestrap.engine.uci`) and in-process
+matches use it; it knows nothing of the protocol.
 
 Iterative deepening with aspiration windows around :func:`treestrap.search.tournament.pvs`,
 a persistent transposition table, and a timer thread that raises the stop flag at

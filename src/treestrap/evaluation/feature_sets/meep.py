@@ -74,6 +74,7 @@ from treestrap.core.bitboard import EMPTY, FILE_A, FULL, lsb, pop_lsb, popcount,
 from treestrap.core.jit import njit
 from treestrap.core.piece import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE
 from treestrap.core.position import OCC_WHITE, ST_CASTLING, ST_SIDE, Position
+from treestrap.evaluation.feature_sets.feature_set import PERSPECTIVE_SIDE_TO_MOVE, FeatureSet
 
 # --- layout ------------------------------------------------------------------------
 PHASE_NB = 3
@@ -394,3 +395,17 @@ def meep_features(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
         n = _king_features(pos, c, p, sign, enemy_zone_n, enemy_zone_w, idx, val, n)
     n = _emit(idx, val, n, TEMPO, 1.0)
     return n
+
+
+# Scores are for the side to move already (see the module docstring), so a linear
+# model's gradient is phi(s) itself.
+FEATURE_SET = FeatureSet(
+    name="meep",
+    size=MEEP_SIZE,
+    max_active=MEEP_MAX_ACTIVE,
+    perspective=PERSPECTIVE_SIDE_TO_MOVE,
+    description="material, piece-square tables, pawn structure, mobility, king safety, threats",
+    feature_names=meep_feature_names,
+    extract=meep_features,
+    gradient=meep_features,
+)

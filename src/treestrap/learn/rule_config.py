@@ -1,0 +1,100 @@
+"""A run's update rule from its config, in one place: the step size (``--step-size``,
+or the rule's default), the hyperparameters and the rule itself.
+
+learn/ sits below training/, so the config is described here by the fields it reads
+(:class:`RuleConfig`); :class:`treestrap.training.config.TrainConfig` has them all.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from treestrap.evaluation.model import Evaluator
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.base import Hyper, Rule
+from treestrap.learn.names import NETWORK_OBJECTIVES
+from treestrap.learn.network_treestrap import NETWORK_STEP_SIZE
+from treestrap.learn.registry import default_step_size, make_algorithm, make_network_algorithm
+from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+from treestrap.learn.torch_network import network_parameters_of, torch_network
+
+
+class RuleConfig(Protocol):
+    """The fields of a run's config that choose its rule and set its hyperparameters
+    (each one's meaning: :mod:`treestrap.training.options`)."""
+
+    algorithm: str
+    seed: int
+    step_size: float | None
+    # the linear rules' (Hyper)
+    lam: float
+    min_depth: int
+    squash: bool
+    predicted_only: bool
+    use_outcome: bool
+    optimizer: str
+    normalise_step: bool
+    objective: str
+    step_decay: float
+    quiet_only: bool
+    target_clip: float
+    # Algorithm 7's (ReplayHyper)
+    replay_size: int
+    batch_size: int
+    tree_nodes: int
+    replay_steps: int
+    momentum: float
+
+
+def rule_step_size(config: RuleConfig, network: bool) -> float:
+    """``config.step_size``, or the rule's default: the paper's for a linear rule
+    (:func:`~treestrap.learn.registry.default_step_size`), Algorithm 7's
+    :data:`~treestrap.learn.network_treestrap.NETWORK_STEP_SIZE` for a network."""
+    if network:
+        return config.step_size or NETWORK_STEP_SIZE
+    return config.step_size or default_step_size(
+        config.algorithm, config.squash, config.optimizer, config.normalise_step
+    )
+
+
+def make_rule(
+    config: RuleConfig,
+    model: LinearModel | NetworkModel,
+    evaluator: Evaluator,
+    frozen: tuple[int, ...] = (),
+) -> Rule:
+    """The rule of a run that learns ``model``, with the config's hyperparameters: a
+    linear rule by name (``frozen``: the indices of weights it never changes), or
+    Algorithm 7 over a float64 torch copy of the network, which writes each step's
+    parameters into ``evaluator`` (the searches')."""
+    if isinstance(model, NetworkModel):
+        network_hyper = ReplayHyper(
+            capacity=config.replay_size,
+            batch=config.batch_size,
+            nodes=config.tree_nodes,
+            steps=config.replay_steps,
+            objective=NETWORK_OBJECTIVES[config.objective],
+            lr=rule_step_size(config, network=True),
+            momentum=config.momentum,
+            seed=config.seed,
+        )
+        net = torch_network(list(model.sizes), model.weights)
+        trainer = ReplayTrainer(net, evaluator, network_parameters_of, network_hyper)
+        return make_network_algorithm(config.algorithm, trainer, config.seed)
+    hyper = Hyper(
+        step_size=rule_step_size(config, network=False),
+        lam=config.lam,
+        min_depth=config.min_depth,
+        squash=config.squash,
+        predicted_only=config.predicted_only,
+        use_outcome=config.use_outcome,
+        frozen=frozen,
+        optimizer=config.optimizer,
+        normalise=config.normalise_step,
+        objective=config.objective,
+        step_decay=config.step_decay,
+        quiet_only=config.quiet_only,
+        target_clip=config.target_clip,
+    )
+    return make_algorithm(config.algorithm, model, hyper)

@@ -1,0 +1,134 @@
+"""Tanh networks in torch: the one definition of a multilayer perceptron that both the
+supervised MLP (:mod:`treestrap.supervised.models.mlp`) and non-linear TreeStrap's torch
+twin of the compiled network (:mod:`treestrap.evaluation.network`) are built from.
+
+A :func:`tanh_mlp` is ``top(hidden(x))``: ``hidden`` a ``Sequential`` of a ``Linear``
+and a ``Tanh`` per hidden width, ``top`` a ``Linear`` to the outputs. Its parameters
+are named ``hidden.<2k>.weight``/``.bias`` and ``top.weight``/``.bias``, the names that
+supervised checkpoints store.
+
+:func:`torch_network` makes the twin of a compiled network from its flat parameters and
+:func:`network_parameters_of` reads them back; :func:`random_network_parameters` draws
+a fresh network's flat parameters. torch is imported only by the functions that need it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
+
+
+def tanh_mlp(n_inputs: int, hidden: Sequence[int], outputs: int, dtype: Any = None) -> Any:
+    """A torch module ``top(hidden(x))`` with tanh after every hidden layer and none
+    after ``top``; no hidden widths give a single linear layer. The layers get
+    ``torch.nn.Linear``'s own initialisation, made in order from the input (so torch's
+    global random stream is drawn the same way by every caller); callers that want
+    other weights overwrite them."""
+    return _tanh_mlp_class()(n_inputs, hidden, outputs, dtype)
+
+
+@functools.cache
+def _tanh_mlp_class() -> type:
+    """The module class of :func:`tanh_mlp` (built on first use: see the module docstring)."""
+    import torch
+
+    class TanhMLP(torch.nn.Module):
+        """Linear layers with tanh between them: ``top(hidden(x))``."""
+
+        def __init__(self, n_inputs: int, hidden: Sequence[int], outputs: int, dtype: Any) -> None:
+            super().__init__()
+            layers: list[torch.nn.Module] = []
+            fan_in = n_inputs
+            for width in hidden:
+                layers += [torch.nn.Linear(fan_in, width, dtype=dtype), torch.nn.Tanh()]
+                fan_in = width
+            # Registered before ``top``: the parameters' order is the layers' order.
+            self.hidden = torch.nn.Sequential(*layers)
+            self.top = torch.nn.Linear(fan_in, outputs, dtype=dtype)
+
+        def linears(self) -> list[torch.nn.Linear]:
+            """The linear layers from the input to ``top``."""
+            return [m for m in self.hidden if isinstance(m, torch.nn.Linear)] + [self.top]
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.top(self.hidden(x))
+
+    return TanhMLP
+
+
+def random_network_parameters(sizes: list[int], seed: int, scale: float = 1.0) -> np.ndarray:
+    """Flat parameters (:mod:`treestrap.evaluation.network` order) of a fresh network of
+    layer ``sizes`` on the ``bitboard`` inputs: every weight and bias uniform in
+    ``+-scale/sqrt(fan_in)`` (``scale`` 1: PyTorch's ``nn.Linear`` default), drawn
+    from ``seed``."""
+    rng = np.random.default_rng(seed)
+    parts: list[np.ndarray] = []
+    fan_in = BITBOARD_SIZE
+    for k, size in enumerate(sizes):
+        bound = scale / np.sqrt(fan_in)
+        # Layer 0 is stored input-major (``W0[inputs, size0]``), the others out-major.
+        shape = (fan_in, size) if k == 0 else (size, fan_in)
+        parts.append(rng.uniform(-bound, bound, shape).reshape(-1))
+        parts.append(rng.uniform(-bound, bound, size))
+        fan_in = size
+    return np.concatenate(parts)
+
+
+def torch_network(sizes: list[int], params: np.ndarray) -> Any:
+    """A float64 torch module equal to the compiled network of layer ``sizes`` and flat
+    ``params``: ``[B, 769]`` inputs to ``[B, 3]`` scores ``(z, 0, 0)``, so that
+    :func:`treestrap.learn.replay.minibatch_step` reads ``z = z_win - z_loss`` from it as
+    from a supervised model. :func:`network_parameters_of` reads its parameters back in
+    the same order."""
+    import torch
+
+    net = tanh_mlp(BITBOARD_SIZE, sizes[:-1], sizes[-1], dtype=torch.float64)
+    params = np.asarray(params, dtype=np.float64).reshape(-1)
+    at = 0
+    with torch.no_grad():
+        for k, linear in enumerate(net.linears()):
+            out, inp = linear.weight.shape
+            w = params[at : at + out * inp]
+            at += out * inp
+            # Layer 0 is stored input-major: its rows are the inputs' columns.
+            w = w.reshape(inp, out).T if k == 0 else w.reshape(out, inp)
+            linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
+            linear.bias.copy_(torch.from_numpy(params[at : at + out].copy()))
+            at += out
+    if at != params.size:
+        raise ValueError(f"{params.size} parameters for a network of layers {sizes} ({at})")
+    return _scores_module()(net)
+
+
+def network_parameters_of(model: Any) -> np.ndarray:
+    """The flat parameters of a :func:`torch_network` module (layer 0 input-major)."""
+    parts: list[np.ndarray] = []
+    for k, linear in enumerate(model.net.linears()):
+        w = linear.weight.detach().double().numpy()
+        parts.append((w.T if k == 0 else w).reshape(-1))
+        parts.append(linear.bias.detach().double().numpy().copy())
+    return np.concatenate(parts)
+
+
+@functools.cache
+def _scores_module() -> type:
+    """The module class of :func:`torch_network` (built on first use)."""
+    import torch
+
+    class ScoresOf(torch.nn.Module):
+        """``net``'s single output ``z`` as class scores ``(z, 0, 0)``."""
+
+        def __init__(self, net: torch.nn.Module) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            z = self.net(x.to(torch.float64))
+            return torch.nn.functional.pad(z, (0, 2))
+
+    return ScoresOf
