@@ -1,5 +1,6 @@
 """The docs say what the code does: the module map of docs/architecture.md names every
-module of the package and nothing else."""
+module of the package and nothing else, and docs/commands.md has a section for every
+subcommand."""
 
 from __future__ import annotations
 
@@ -50,3 +51,12 @@ def test_module_map_names_only_real_modules() -> None:
     layers = {p.parent.name + "/" for p in PACKAGE.glob("*/__init__.py")}
     unknown = sorted(_module_map() - modules - packages - layers)
     assert not unknown, f"docs/architecture.md's module map names what does not exist: {unknown}"
+
+
+def test_commands_page_covers_every_subcommand() -> None:
+    from treestrap.cli import COMMANDS
+
+    headings = re.findall(
+        r"^## `treestrap ([a-z]+)", (DOCS / "commands.md").read_text(encoding="utf-8"), re.M
+    )
+    assert sorted(set(headings)) == sorted(COMMANDS)
