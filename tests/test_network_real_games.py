@@ -8,7 +8,7 @@ network file by ``treestrap supervised convert``.
 
 The relative difference is ``|ours - torch| / max(|torch|, 1)`` in centipawns (one
 centipawn as the floor for values near zero, where a relative difference means
-nothing); the largest one measured is in the README's network section.
+nothing); the largest one measured is in docs/networks.md.
 """
 
 from __future__ import annotations
