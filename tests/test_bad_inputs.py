@@ -1,4 +1,5 @@
-"""Every kind of bad input a user can give, and what the user gets (README, "Bad input").
+"""Every kind of bad input a user can give, and what the user gets (docs/robustness.md,
+"Bad input").
 
 One table, ``CASES``: how each bad input is made in a temporary directory, the command
 line that reads it, and a phrase of the one ``error:`` line it must produce. Every case
@@ -174,7 +175,7 @@ def _set_checkpoint_version(path: Path, version: int) -> None:
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # the README row it belongs to
+    kind: str  # the row of docs/robustness.md's table it belongs to
     name: str
     argv: Callable[[Tmp], list[str]]
     phrase: str  # in the error line, case-insensitive
@@ -1017,9 +1018,9 @@ def test_bad_input_gets_one_error_line_and_exit_code_2(
     check_one_error_line(err, case.phrase, case.usage)
 
 
-def test_every_readme_row_has_cases() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("### Bad input", 1)[1].split("\n#", 1)[0]
+def test_every_kind_has_its_docs_row() -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "robustness.md"
+    table = page.read_text(encoding="utf-8").split("## Bad input", 1)[1].split("\n#", 1)[0]
     kinds = {c.kind.split(" (")[0] for c in CASES}
     rows = {
         line.split("|")[1].strip().split(" (")[0]
