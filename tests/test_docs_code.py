@@ -60,3 +60,34 @@ def test_commands_page_covers_every_subcommand() -> None:
         r"^## `treestrap ([a-z]+)", (DOCS / "commands.md").read_text(encoding="utf-8"), re.M
     )
     assert sorted(set(headings)) == sorted(COMMANDS)
+
+
+def _readme_first_command() -> tuple[str, str]:
+    """The README's first command and the paragraph that says what it does."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("```bash\n", 1)[1].split("\n```", 1)[0]
+    paragraph = readme.split("The first command", 1)[1].split("\n\n", 1)[0]
+    return command, " ".join(paragraph.split())
+
+
+def test_readme_first_command_does_what_it_says() -> None:
+    from treestrap.cli import build_parser
+    from treestrap.reproduce.veness2009 import BUDGETS
+
+    command, says = _readme_first_command()
+    assert command.endswith("treestrap reproduce veness2009 --budget quick")
+    args = build_parser().parse_args(command.split(".venv/bin/treestrap ", 1)[1].split())
+    quick = BUDGETS[args.budget]
+    assert f"({quick.games} games each, depth-{quick.depth} searches" in says
+    assert args.workers == 2 and "two runs at a time" in says
+    assert "the untrained player at 250 Elo" in says
+    # where it writes and what: the command's default directory, the table and the plot
+    source = (PACKAGE / "commands" / "reproduce.py").read_text(encoding="utf-8")
+    assert 'f"runs/{args.experiment}-{args.budget}"' in source
+    assert "to `runs/veness2009-quick/`" in says
+    assert '"table.txt"' in (PACKAGE / "reproduce" / "veness2009.py").read_text(encoding="utf-8")
+    assert '"curve.png"' in (PACKAGE / "training" / "curve.py").read_text(encoding="utf-8")
+    assert "(`table.txt`, printed at the end)" in says and "(`curve.png`)" in says
+    assert '(Path(out) / "table.txt").read_text()' in source  # printed at the end
+    # the measured time, as the command's own help states it
+    assert "About 10 minutes on 2 cores" in says and "quick (~10 minutes on 2" in source

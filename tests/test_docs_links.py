@@ -1,4 +1,5 @@
-"""Every relative link and image of README.md and docs/*.md leads somewhere.
+"""Every relative link and image of README.md and docs/*.md leads somewhere, and the
+README stays an index: short, linking every docs page.
 
 A link names an existing file or folder of the checkout; a ``#anchor`` names a heading of
 its target page, slugged as GitHub slugs headings. External links (http, https, mailto)
@@ -90,6 +91,18 @@ def broken_links(page: Path) -> list[str]:
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO_ROOT).as_posix())
 def test_every_link_resolves(page: Path) -> None:
     assert not broken_links(page), "\n".join(broken_links(page))
+
+
+def test_the_docs_pages_are_linked_from_the_readme() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    linked = {m.group(1).partition("#")[0] for m in _LINK.finditer(readme)}
+    missing = [p.name for p in pages()[1:] if f"docs/{p.name}" not in linked]
+    assert not missing, f"docs pages the README does not link: {missing}"
+
+
+def test_the_readme_reads_in_five_minutes() -> None:
+    lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 150, f"README.md has {len(lines)} lines: move detail to docs/"
 
 
 def test_broken_links_are_found(tmp_path: Path) -> None:
