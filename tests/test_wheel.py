@@ -204,7 +204,9 @@ def _uci_session(installed: Installed, cwd: Path) -> tuple[list[str], str]:
         send("position startpos", "go depth 4")
         best = read_until("bestmove")
         send("quit")
-        assert proc.wait(timeout=RUN_TIMEOUT) == 0, proc.stderr.read()[-2000:]
+        errors = proc.stderr.read()  # the engine has quit: stderr is at its end
+        assert proc.wait(timeout=RUN_TIMEOUT) == 0, errors[-2000:]
+        assert "Traceback" not in errors, errors[-2000:]
     finally:
         watchdog.cancel()
         proc.kill()
@@ -217,6 +219,7 @@ def test_uci_plays_the_learned_preset_from_a_read_only_install(
 ) -> None:
     before = installed.listing()
     lines, best = _uci_session(installed, tmp_path)
+    assert not any(line.startswith("info string error") for line in lines), lines
     assert any(line.startswith("info depth 4 ") for line in lines), lines
     assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves
     assert installed.listing() == before
