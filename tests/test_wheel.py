@@ -24,6 +24,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -61,7 +62,7 @@ class Installed:
         return {str(p.relative_to(self.site_packages)) for p in self.site_packages.rglob("*")}
 
 
-def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
+def _run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, **kwargs)
     assert proc.returncode == 0, f"{cmd}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
     return proc
