@@ -152,8 +152,8 @@ def weight_files(tmp_path_factory) -> dict[str, Path]:
         (["--model", "mlp:8", "--init", "hand-set"], "--init hand-set is linear"),
         (["--model", "mlp:8", "--algorithm", "td-leaf"], "Algorithm 7"),
         (
-            ["--model", "mlp:8", "--algorithm", "treestrap-ab", "--node-value", "quiescence"],
-            "is for linear models",
+            ["--model", "mlp:8", "--algorithm", "treestrap-mm", "--node-value", "quiescence"],
+            "is for treestrap-ab",
         ),
         (["--model", "mlp:8", "--objective", "squashed"], "is for linear models"),
         (["--objective", "reversed-kl"], "is for networks: give --model"),

@@ -46,7 +46,9 @@ class SampleRecorder(ReplayAlgorithm):
 
     def observe(self, step: Step) -> None:
         assert step.tree is not None
-        inputs, lower, upper = tree_samples(step.tree, self.trainer.hyper.nodes)
+        inputs, lower, upper = tree_samples(
+            step.tree, self.trainer.hyper.nodes, self.trainer.hyper.leaves
+        )
         # A minimax tree's values are exact: its bounds travel once.
         exact = np.array_equal(lower, upper)
         self.samples.append(ReplaySample(inputs, lower, None if exact else upper))

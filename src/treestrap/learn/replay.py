@@ -48,7 +48,7 @@ from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import white_win_probability
 from treestrap.learn.optimizer import Optimizer
-from treestrap.search.tree import SearchTree, node_gradient, tree_size
+from treestrap.search.tree import TERMINAL, SearchTree, node_gradient, tree_size
 
 
 @dataclass
@@ -133,36 +133,62 @@ class ReplaySet:
 
 def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     """Dense ``bitboard`` rows of tree ``nodes``, from the input pairs a network
-    evaluator recorded (see :func:`treestrap.evaluation.model.evaluate_gradient`)."""
+    evaluator recorded (see :func:`treestrap.evaluation.model.evaluate_gradient`); a
+    node recorded through its quiescence leaf has its pairs signed -1 when the leaf is
+    an odd number of plies below it: the row is the leaf's all the same."""
     out = np.zeros((len(nodes), BITBOARD_SIZE), dtype=np.uint8)
     for r, i in enumerate(nodes):
         idx, val = node_gradient(tree, int(i))
-        out[r, idx] = val.astype(np.uint8)
+        out[r, idx] = np.abs(val).astype(np.uint8)
     return out
 
 
-def tree_samples(tree: SearchTree, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def leaf_sign(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
+    """-1 for the ``nodes`` recorded through a quiescence leaf an odd number of plies
+    below them (their input pairs are signed -1: the leaf's side to move is the other
+    one), +1 for the rest."""
+    starts = tree.feat_start
+    return np.array(
+        [-1.0 if tree.feat_val[starts[i] : starts[i + 1]].sum() < 0 else 1.0 for i in nodes]
+    )
+
+
+def tree_samples(
+    tree: SearchTree, k: int, leaves: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first ``k`` nodes of ``tree`` by increasing ply, as replay samples: their
     ``bitboard`` rows (uint8) and the side-to-move bounds on their values (``lower ==
     upper`` in a minimax tree; nodes with neither bound finite left out). The tree
     must come from a search with a network evaluator (its feature pairs are the
-    network's inputs)."""
+    network's inputs).
+
+    ``leaves``: the tree is a table walk with quiescence node values
+    (:func:`~treestrap.search.tt_walk.walk_tt` with ``exact_leaves``). Each sample is
+    then the node's principal quiescence leaf with the node's bounds, negated (and
+    swapped) for a leaf whose side to move is the other one, so that moving the leaf's
+    value moves Q(s); nodes flagged ``TERMINAL`` (a mate or draw inside the
+    quiescence search: no leaf's value is theirs) are left out."""
     n = tree_size(tree)
     order = np.argsort(tree.ply[:n], kind="stable")[:k]
+    if leaves:
+        order = order[(tree.flags[order] & TERMINAL) == 0]
     lower, upper = tree.lower[order], tree.upper[order]
     keep = np.isfinite(lower) | np.isfinite(upper)
-    order = order[keep]
+    order, lower, upper = order[keep], lower[keep], upper[keep]
+    if leaves:
+        sign = leaf_sign(tree, order)
+        lower, upper = np.where(sign > 0, lower, -upper), np.where(sign > 0, upper, -lower)
     return (
         tree_inputs(tree, order),
-        lower[keep].astype(np.float64),
-        upper[keep].astype(np.float64),
+        lower.astype(np.float64),
+        upper.astype(np.float64),
     )
 
 
-def add_tree(replay: ReplaySet, tree: SearchTree, k: int) -> int:
+def add_tree(replay: ReplaySet, tree: SearchTree, k: int, leaves: bool = False) -> int:
     """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips) with
     their bounds; returns the number of tree nodes added (see :func:`tree_samples`)."""
-    inputs, lower, upper = tree_samples(tree, k)
+    inputs, lower, upper = tree_samples(tree, k, leaves)
     replay.add(inputs, lower, upper)
     return len(lower)
 
@@ -212,6 +238,8 @@ class ReplayHyper:
     #: Nesterov momentum (0 = plain SGD).
     momentum: float = 0.9
     seed: int = 0
+    #: Samples are the nodes' principal quiescence leaves (``--node-value quiescence``).
+    leaves: bool = False
 
 
 class ReplayTrainer:
@@ -234,6 +262,10 @@ class ReplayTrainer:
     ) -> None:
         import torch
 
+        # One thread: a training run is one process per core, and small mini-batches
+        # on torch's thread pool ran 15x slower (measured: 30 ms a step of 128 rows of
+        # an MLP(64) with a second process busy, 2 ms on one thread).
+        torch.set_num_threads(1)
         self.hyper = hyper or ReplayHyper()
         h = self.hyper
         self.model = model
@@ -256,7 +288,7 @@ class ReplayTrainer:
     def learn_from_tree(self, tree: SearchTree) -> float:
         """Add ``tree``'s first K nodes with their bounds, take the configured steps,
         sync; returns the mean mini-batch loss of the steps."""
-        inputs, lower, upper = tree_samples(tree, self.hyper.nodes)
+        inputs, lower, upper = tree_samples(tree, self.hyper.nodes, self.hyper.leaves)
         return self.learn_from_samples(inputs, lower, upper)
 
     def learn_from_samples(

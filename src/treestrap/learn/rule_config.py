@@ -45,6 +45,7 @@ class RuleConfig(Protocol):
     tree_nodes: int
     replay_steps: int
     momentum: float
+    node_value: str
 
 
 def rule_step_size(config: RuleConfig, network: bool) -> float:
@@ -78,6 +79,7 @@ def make_rule(
             lr=rule_step_size(config, network=True),
             momentum=config.momentum,
             seed=config.seed,
+            leaves=config.node_value == "quiescence",
         )
         net = torch_network(list(model.sizes), model.weights)
         trainer = ReplayTrainer(net, evaluator, network_parameters_of, network_hyper)

@@ -6,7 +6,11 @@ legal successors. Each node is flagged ``NOISY`` unless it is quiet (``search/qu
 With ``quiescence`` values a node is recorded with Q(s), its quiescence value, and the
 gradient of H at its principal quiescence leaf, signed for the side to move at ``s``
 (:mod:`treestrap.search.quiescence` says why); a node whose quiescence value is not
-H's (a mate or a draw inside the quiescence search) is flagged ``TERMINAL``.
+H's (a mate or a draw inside the quiescence search) is flagged ``TERMINAL``. With
+``exact_leaves`` every such node gets its exact quiescence value and principal leaf
+(a network's replay set stores the leaf's inputs, to be valued later by a network
+that has moved on, so a node whose value lies inside its bounds is not
+left out as it is for the linear rules, whose error there is 0 at once).
 
 Unlike a literal recursion, each table entry is recorded once even when several paths
 lead to it (transpositions), so no position is counted twice in an update.
@@ -46,6 +50,7 @@ def _add_quiescence_node(
     flags: int,
     lower_bound: float,
     upper_bound: float,
+    exact_leaves: bool,
 ) -> int:
     """Record ``pos`` with its quiescence value and its principal leaf's signed gradient;
     returns the node index (-1 if the record is full).
@@ -55,10 +60,12 @@ def _add_quiescence_node(
     end there, a cut node's stand pat usually reaching its lower bound at once: they are
     recorded with their own features and a value within their bounds (their error is 0
     whatever the gradient). The rest are searched again with the full window for their
-    exact value and principal leaf."""
+    exact value and principal leaf (every node with ``exact_leaves``)."""
     inside = False
     v = 0.0
-    if lower_bound == -INFINITE and upper_bound == INFINITE:
+    if exact_leaves:
+        inside = False
+    elif lower_bound == -INFINITE and upper_bound == INFINITE:
         inside = True
     elif upper_bound == INFINITE:
         v = quiescence(pos, ev, qctx, lower_bound - NULL_WINDOW, lower_bound)
@@ -108,6 +115,7 @@ def _walk(
     stamp: int,
     use_quiescence: bool,
     qctx: SearchContext,
+    exact_leaves: bool,
 ) -> None:
     slot = tt_probe(tt, current_key(pos))
     if slot < 0 or tt.depth[slot] < min_depth or tt.visit[slot] == stamp:
@@ -128,6 +136,7 @@ def _walk(
             flags,
             tt.lower[slot],
             tt.upper[slot],
+            exact_leaves,
         )
     else:
         node, _ = add_node(tree, pos, ev, parent, move, ply, tt.depth[slot], flags)
@@ -145,7 +154,21 @@ def _walk(
         # with all these arrays costs more than the probe.
         child = tt_probe(tt, current_key(pos))
         if child >= 0 and tt.depth[child] >= min_depth and tt.visit[child] != stamp:
-            _walk(pos, ev, tt, tree, ctx, ply + 1, node, m, min_depth, stamp, use_quiescence, qctx)
+            _walk(
+                pos,
+                ev,
+                tt,
+                tree,
+                ctx,
+                ply + 1,
+                node,
+                m,
+                min_depth,
+                stamp,
+                use_quiescence,
+                qctx,
+                exact_leaves,
+            )
         unmake_move(pos)
 
 
@@ -157,15 +180,17 @@ def walk_tt(
     ctx: SearchContext,
     min_depth: int,
     quiescence_ctx: SearchContext | None = None,
+    exact_leaves: bool = False,
 ) -> int:
     """Record the entries of depth >= ``min_depth`` reachable from ``pos`` into
     ``tree`` (reset first); returns the number of nodes recorded. With
     ``quiescence_ctx`` (scratch space of its own) nodes carry quiescence values (module
-    docstring). Plain Python on purpose: a compiled caller of a recursive kernel would
-    not load from numba's cache."""
+    docstring; ``exact_leaves``: every node's exact value and leaf). Plain Python on
+    purpose: a compiled caller of a recursive kernel would not load from numba's cache."""
     reset_tree(tree)
     tt.meta[1] += 1
     use_q = quiescence_ctx is not None
     qctx = quiescence_ctx if quiescence_ctx is not None else ctx
-    _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, int(tt.meta[1]), use_q, qctx)
+    stamp = int(tt.meta[1])
+    _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, stamp, use_q, qctx, exact_leaves)
     return int(tree.meta[0])

@@ -107,8 +107,6 @@ def _network_problem(config: TrainConfig) -> str | None:
             f"(--algorithm {NETWORK_ALGORITHM}) or over the alpha-beta's table bounds "
             f"(treestrap-ab), not by {config.algorithm}"
         )
-    if config.node_value != "static":
-        return f"--node-value {config.node_value} is for linear models"
     if config.feature_set != "bitboard":
         return f"networks read the bitboard inputs, not {config.feature_set!r}"
     if config.objective not in NETWORK_OBJECTIVES:

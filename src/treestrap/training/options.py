@@ -383,8 +383,8 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         doc='TreeStrap(alpha-beta): the value each node\'s bounds are compared with: "static", '
         'H(s) (the paper), or "quiescence", Q(s) moved through the gradient at its '
         "principal quiescence leaf (search/quiescence.py: the search evaluates a node by "
-        "Q, and H(s) cannot see the captures at hand)",
-        kinds=(LINEAR,),
+        "Q, and H(s) cannot see the captures at hand); for networks the replay set "
+        "holds each node's principal quiescence leaf",
         flag="--node-value",
         choices=NODE_VALUES,
         help="TreeStrap(alpha-beta): what a node's search bounds correct: static, H(s) "

@@ -42,7 +42,8 @@ class AlphaBetaSource:
     """The training alpha-beta, to ``depth`` plies or else within the move's node
     budget, and with a ``walk_tree`` its table walk: the entries of depth >=
     ``min_depth`` reachable from the root, with their bounds (valued by quiescence
-    searches with a ``quiescence_ctx``)."""
+    searches with a ``quiescence_ctx``; ``exact_leaves``: every node's exact value and
+    principal leaf)."""
 
     def __init__(
         self,
@@ -51,6 +52,7 @@ class AlphaBetaSource:
         min_depth: int,
         walk_tree: SearchTree | None = None,
         quiescence_ctx: SearchContext | None = None,
+        exact_leaves: bool = False,
     ) -> None:
         self.alphabeta = TrainingSearch(tt_bits=tt_bits)
         self.depth = depth
@@ -58,6 +60,7 @@ class AlphaBetaSource:
         self.walk_tree = walk_tree
         #: scratch of the quiescence searches that give nodes their Q(s) values
         self.quiescence_ctx = quiescence_ctx
+        self.exact_leaves = exact_leaves
 
     def search(
         self, pos: Position, ev: Evaluator, node_budget: int | None
@@ -69,7 +72,16 @@ class AlphaBetaSource:
             result = ab.search_nodes(pos, ev, max(node_budget or 0, MIN_NODE_BUDGET))
         if self.walk_tree is None:
             return result, None
-        walk_tt(pos, ev, ab.tt, self.walk_tree, ab.ctx, self.min_depth, self.quiescence_ctx)
+        walk_tt(
+            pos,
+            ev,
+            ab.tt,
+            self.walk_tree,
+            ab.ctx,
+            self.min_depth,
+            self.quiescence_ctx,
+            self.exact_leaves,
+        )
         return result, self.walk_tree
 
 
@@ -110,11 +122,13 @@ def learning_search(config: TrainConfig, rule: Rule, network: bool) -> SearchSou
             if network
             else new_tree(WALK_TREE_NODES)
         )
-    quiescence = not network and config.node_value == "quiescence"
+    quiescence = config.node_value == "quiescence"
     return AlphaBetaSource(
         config.tt_bits,
         config.depth,
         config.min_depth,
         walk_tree,
         new_context() if quiescence else None,
+        # a network's replay set needs every node's leaf (search/tt_walk.py)
+        exact_leaves=network,
     )
