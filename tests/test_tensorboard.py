@@ -19,7 +19,8 @@ from test_training_run import metric_rows, quick
 from treestrap.cli import main
 from treestrap.distributed.learner import train_distributed
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.training.config import TrainConfig
+from treestrap.reproduce.serban2014.selfplay import run_dir, with_tensorboard
+from treestrap.training.config import TrainConfig, network_config
 from treestrap.training.run import train
 from treestrap.training.tensorboard_log import (
     GAMES_PER_HOUR,
@@ -143,6 +144,15 @@ def test_a_new_fit_of_ratings_replaces_the_last(tmp_path: Path) -> None:
     series = scalars(folder)
     assert series["rating/elo"] == [(0, 250.0), (20, 420.0)]
     assert series["rating/lower95"] == [(20, 380.0)]
+
+
+def test_serban_self_play_runs_log_one_folder_each(tmp_path: Path) -> None:
+    config = network_config("logreg", games=1)
+    logged = with_tensorboard(config, tmp_path / "tb", "RL-LogReg")
+    # The TensorBoard run is named as the run directory is.
+    assert logged.tensorboard == str(tmp_path / "tb" / run_dir(tmp_path, "RL-LogReg").name)
+    assert logged.tensorboard.endswith("rl-logreg")
+    assert with_tensorboard(config, None, "RL-LogReg") is config
 
 
 def test_a_missing_package_is_an_error_line(

@@ -103,7 +103,7 @@ def train_selfplay(
             jobs = [
                 pool.submit(
                     train_run,
-                    _logged(
+                    with_tensorboard(
                         selfplay_config(model, init, budget, seed, openings), tensorboard, label
                     ),
                     run_dir(out, label),
@@ -120,7 +120,7 @@ def train_selfplay(
     )
 
 
-def _logged(config: TrainConfig, tensorboard: Path | None, label: str) -> TrainConfig:
+def with_tensorboard(config: TrainConfig, tensorboard: Path | None, label: str) -> TrainConfig:
     """``config`` logging to ``tensorboard``'s folder of run ``label``, if given."""
     if tensorboard is None:
         return config
