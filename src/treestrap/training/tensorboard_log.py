@@ -24,7 +24,7 @@ from typing import Any
 from treestrap.learn.optimizer import decay_factor
 from treestrap.learn.rule_config import rule_step_size
 from treestrap.training.config import TrainConfig
-from treestrap.training.options import model_kind
+from treestrap.training.options import LINEAR, model_kind
 
 INSTALL_HINT = (
     "--tensorboard needs the tensorboard package: pip install 'treestrap[tensorboard]' "
@@ -71,7 +71,7 @@ def require_tensorboard() -> None:
 def game_step_size(config: TrainConfig, game: int) -> float:
     """The step size game ``game`` learned with: the rule's (``--step-size`` or its
     default) times the decay of ``--step-decay`` (linear runs; a network's is fixed)."""
-    if model_kind(config.model) != "linear":
+    if model_kind(config.model) != LINEAR:
         return rule_step_size(config, network=True)
     return rule_step_size(config, network=False) * decay_factor(game, config.step_decay)
 
