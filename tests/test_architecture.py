@@ -27,6 +27,8 @@ LAYERS: dict[str, int] = {
     "reproduce": 9,
     "commands": 10,
     "cli": 11,
+    # ``treestrap --version``'s version and commit: the standard library alone
+    "version": 0,
 }
 #: Plain helpers any layer may use (the package's docstring and version, text checks).
 ANYWHERE = {"__init__", "textcheck"}

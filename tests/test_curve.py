@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from treestrap.commands.curve import add_parser as add_curve_parser
 from treestrap.evaluation.weight_files import load_weights
@@ -34,6 +35,7 @@ from treestrap.training.curve import (
     run_curve,
 )
 from treestrap.training.run import train
+from treestrap.training.tensorboard_log import last_game_logged
 
 TINY = Budget(
     games=3,
@@ -48,6 +50,12 @@ TINY = Budget(
     games_per_pair=2,
     note="test",
 )
+
+
+def rating_scalars(folder: Path) -> list[tuple[int, float]]:
+    board = EventAccumulator(str(folder))
+    board.Reload()
+    return [(s.step, s.value) for s in board.Scalars("rating/elo")]
 
 
 def points(*games: int) -> list[Checkpoint]:
@@ -103,7 +111,8 @@ def test_curve_rates_the_pool_with_the_untrained_anchor(tmp_path: Path) -> None:
     b = tiny_run(tmp_path / "b", "rootstrap-ab")
     out = tmp_path / "curve"
     settings = CurveSettings(points_per_run=2, tc="depth=1", workers=1, max_plies=300)
-    result = run_curve([a, b], out, settings, progress=False)
+    board = tmp_path / "tb"
+    result = run_curve([a, b], out, settings, progress=False, tensorboard=board)
     # 5 players in a round robin, 2 games a pair.
     assert len(load_results(out / "tournament")) == 20
     assert result.table.rating(UNTRAINED).elo == pytest.approx(250.0)
@@ -131,6 +140,12 @@ def test_curve_rates_the_pool_with_the_untrained_anchor(tmp_path: Path) -> None:
     }
     assert (out / "curve.png").stat().st_size > 10_000
     assert "TreeStrap(alpha-beta)" in result.format_summary()
+    # TensorBoard: each run's ratings at step = games, the untrained anchor at 0.
+    for label in ("treestrap-ab", "rootstrap-ab"):
+        logged = rating_scalars(board / label / "ratings")
+        expected = [(0, 250.0)] + [(p.games, p.elo) for p in result.points if p.label == label]
+        assert [step for step, _ in logged] == [step for step, _ in expected]
+        assert [elo for _, elo in logged] == pytest.approx([elo for _, elo in expected])
     # Again: the finished tournament is resumed, not replayed.
     run_curve([a, b], out, settings, progress=False)
     assert len(load_results(out / "tournament")) == 20
@@ -149,7 +164,8 @@ def test_curve_command_reports_bad_runs(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "repro"
-    result = reproduce(out, TINY, seed=3, workers=2, progress=False)
+    board = tmp_path / "tb"
+    result = reproduce(out, TINY, seed=3, workers=2, progress=False, tensorboard=board)
     starts = [
         load_weights(out / "train" / a / "checkpoints" / "game-000000.npz") for a in ALGORITHMS
     ]
@@ -157,6 +173,11 @@ def test_reproduce_trains_every_algorithm_from_one_start_and_resumes(tmp_path: P
         assert np.array_equal(start.weights, starts[0].weights)
     for a in ALGORITHMS:
         assert load_weights(out / "train" / a / "weights.npz").metadata["games"] == TINY.games
+        # One TensorBoard run per algorithm: its games, and its checkpoints' ratings.
+        assert last_game_logged(board / a) == TINY.games
+        best = result.best()[a]
+        logged = dict(rating_scalars(board / a / "ratings"))
+        assert logged[best.games] == pytest.approx(best.elo, abs=1e-3)
     assert set(result.best()) == set(ALGORITHMS)
     table = (out / "table.txt").read_text()
     for name in ("TreeStrap(alpha-beta)", "TreeStrap(minimax)", "RootStrap(alpha-beta)", "TD-Leaf"):

@@ -1,5 +1,6 @@
 """The shipped ``learned`` preset: a file of the package, with its provenance, offered
-wherever the hand-set preset is (weight files, tournament players, the UCI engine)."""
+wherever the hand-set preset is (weight files, tournament players, the UCI engine), and
+the default of the engine and of the ``treestrap`` player: the strongest measured."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from test_uci import last_score, start_engine
 
 from treestrap.cli import main
+from treestrap.evaluation.preset_names import DEFAULT_PRESET
 from treestrap.evaluation.presets import (
     PRESET_NAMES,
     hand_set_model,
@@ -77,21 +79,34 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
+def test_the_default_preset_is_learned_for_players() -> None:
+    assert DEFAULT_PRESET == "learned"
+    ours = parse_player("treestrap")
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "learned")
+    assert np.array_equal(load_model(ours).weights, learned_model().weights)
+    # As a subprocess without a preset: no Preset option, so the engine's own default.
+    uci = parse_player("treestrap-uci")
+    assert (uci.name, uci.kind, uci.options) == ("uci-treestrap", UCI, ())
+    assert uci.command[-1] == "uci"
+
+
 def test_uci_preset_learned_plays_the_learned_weights(kernels_load_from_cache: None) -> None:
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-    learned = start_engine("--preset", "learned")
+    hand_set_engine = start_engine("--preset", "hand-set")
     try:
-        from_flag = last_score(learned, fen)
+        hand_set = last_score(hand_set_engine, fen)
+        hand_set_engine.send("setoption name Preset value learned")
+        from_option = last_score(hand_set_engine, fen)
     finally:
-        assert learned.close() == 0
-    default = start_engine()
+        assert hand_set_engine.close() == 0
+    default = start_engine()  # no --preset: the default, learned
     try:
-        hand_set = last_score(default, fen)
-        default.send("setoption name Preset value learned")
-        from_option = last_score(default, fen)
+        by_default = last_score(default, fen)
+        default.send("setoption name Preset value hand-set")
+        back_to_hand_set = last_score(default, fen)
     finally:
         assert default.close() == 0
-    assert from_flag == from_option != hand_set
+    assert by_default == from_option != hand_set == back_to_hand_set
 
 
 def test_uci_weights_and_preset_together_are_refused(tmp_path: Path) -> None:

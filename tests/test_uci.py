@@ -37,7 +37,8 @@ OPTIONS = {
     "Hash": "option name Hash type spin default 16 min 1 max 4096",
     "Threads": "option name Threads type spin default 1 min 1 max 1",
     "Weights": "option name Weights type string default <empty>",
-    "Preset": "option name Preset type combo default hand-set var hand-set var learned var random",
+    # The default is the strongest measured preset, learned (evaluation/preset_names.py).
+    "Preset": "option name Preset type combo default learned var hand-set var learned var random",
     "Move Overhead": "option name Move Overhead type spin default 50 min 0 max 5000",
 }
 INFO = re.compile(
@@ -385,6 +386,7 @@ def last_score(uci: UciProcess, fen: str) -> str:
 
 def test_weights_and_preset_choose_the_evaluation(uci: UciProcess, tmp_path) -> None:
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    uci.send("setoption name Preset value hand-set")
     hand_set = last_score(uci, fen)
     uci.send("setoption name Preset value random")
     random = last_score(uci, fen)

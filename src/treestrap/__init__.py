@@ -15,7 +15,8 @@ those below it (layers on one line are siblings)::
     reproduce           one module per paper
     commands, cli       one module per subcommand; the parser and the dispatch
 
-:mod:`treestrap.textcheck` (refusing binary and UTF-16 files) may be used from any layer.
+:mod:`treestrap.textcheck` (refusing binary and UTF-16 files) may be used from any layer,
+and :mod:`treestrap.version` (``treestrap --version``: the version and git commit).
 To play positions from Python, use the core (:mod:`treestrap.core.notation`: FEN, UCI
 moves, python-chess conversion; :mod:`treestrap.core.makemove`) and the engine API
 (:class:`treestrap.engine.engine.Engine`).

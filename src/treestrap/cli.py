@@ -14,8 +14,6 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-from treestrap import __version__
-
 #: The subcommands, in the order ``treestrap --help`` lists them.
 COMMANDS = (
     "perft",
@@ -32,12 +30,27 @@ COMMANDS = (
 )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and the commit, found only when asked for (it runs
+    git, which every other command can do without)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+        self.help = "print the version and the git commit of the code, and exit"
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from treestrap.version import version_line
+
+        print(version_line())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="treestrap",
         description="Learn a chess evaluation function from game-tree search.",
     )
-    parser.add_argument("--version", action="version", version=f"treestrap {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         import_module(f"treestrap.commands.{command}").add_parser(sub)

@@ -55,6 +55,14 @@ def add_parser(sub: Any) -> None:
         default=250.0,
         help="the untrained player's rating (default 250, as in the paper)",
     )
+    p.add_argument(
+        "--tensorboard",
+        metavar="DIR",
+        help="also log each run's checkpoint ratings as TensorBoard scalars in "
+        "DIR/LABEL/ratings (LABEL: the run's algorithm, or its directory name if two runs "
+        "share one), at step = training games, next to the games of a run trained with "
+        "--tensorboard DIR/LABEL; each fit replaces the last",
+    )
     p.set_defaults(func=run_curve_command)
 
 
@@ -70,7 +78,7 @@ def run_curve_command(args: argparse.Namespace) -> int:
         anchor_elo=args.anchor_elo,
     )
     try:
-        result = run_curve(args.runs, args.out, settings)
+        result = run_curve(args.runs, args.out, settings, tensorboard=args.tensorboard)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

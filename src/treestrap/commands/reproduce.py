@@ -81,6 +81,14 @@ def add_parser(sub: Any) -> None:
         help="serban2014: score games unfinished after 200 plies as draws instead of "
         "having Stockfish play them out (which needs stockfish installed)",
     )
+    p.add_argument(
+        "--tensorboard",
+        metavar="DIR",
+        help="also log every training run's games as TensorBoard scalars, one TensorBoard "
+        "run per trained run: DIR/ALGORITHM (veness2009; its checkpoints' ratings in "
+        "DIR/ALGORITHM/ratings) or DIR/RUN (serban2014's self-play runs: rl-logreg, "
+        "mlp-a, ...)",
+    )
     p.set_defaults(func=run_reproduce_command)
 
 
@@ -119,6 +127,7 @@ def _run_serban(args: argparse.Namespace) -> int:
             workers=args.workers,
             finish=not args.no_finish,
             report=lambda line: print(line, flush=True),
+            tensorboard=args.tensorboard,
         ),
         f"plots: {out}/fig7_1.png, {out}/fig7_2.png; ratings: {out}/ratings.txt",
     )
@@ -141,6 +150,7 @@ def _run_veness(args: argparse.Namespace) -> int:
             workers=args.workers,
             backend=args.backend,
             address=args.address,
+            tensorboard=args.tensorboard,
         ),
         f"plot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/",
     )

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments, number
+from treestrap.evaluation.preset_names import DEFAULT_PRESET
 
 PLAYER_HELP = (
-    "hand-set | random[:SEED] | PATH.npz | weights:PATH (our engine in process) | "
-    "treestrap-uci:PATH|hand-set|random | stockfish[:ELO] | uci:'COMMAND LINE' | "
+    "treestrap | hand-set | learned | random[:SEED] | PATH.npz | weights:PATH (our "
+    f"engine in process; treestrap: the default preset, {DEFAULT_PRESET}, the strongest "
+    "measured) | treestrap-uci[:PATH|PRESET] | stockfish[:ELO] | uci:'COMMAND LINE' | "
     "xboard:'COMMAND LINE'; prefix NAME= to name a player"
 )
 

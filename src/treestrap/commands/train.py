@@ -168,7 +168,10 @@ def run_train(args: argparse.Namespace) -> int:
         return 2
     if args.resume:
         run_dir = args.resume
-        config = TrainConfig(games=args.games or _saved_games(run_dir))
+        # The run's own config.json decides, but for where it reports (--tensorboard).
+        config = TrainConfig(
+            games=args.games or _saved_games(run_dir), tensorboard=args.tensorboard
+        )
     else:
         config = TrainConfig()
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -288,4 +288,7 @@ def train_distributed(
     if isinstance(backend, str):
         backend = make_backend(backend, actors, address)  # Ray missing: before any write
     opened = open_run(config, run_dir, resume)
-    return run_learner(opened, backend, on_game, time_limit, publish_every, stats)
+    try:
+        return run_learner(opened, backend, on_game, time_limit, publish_every, stats)
+    finally:
+        opened.close()

@@ -41,7 +41,8 @@ from treestrap.core.notation import (
 from treestrap.core.position import MAX_HISTORY, Position, current_key
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
 from treestrap.evaluation import presets
-from treestrap.evaluation.presets import PRESET_NAMES, hand_set_model
+from treestrap.evaluation.preset_names import DEFAULT_PRESET, PRESET_NAMES
+from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weight_file_format import WeightFileError
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
@@ -213,7 +214,7 @@ class UciEngine:
         self._closed = False
         self._lock = threading.Lock()  # guards the search state below
         self.weights_path = weights_path
-        self.preset = PRESETS[0]
+        self.preset = DEFAULT_PRESET
         self.hash_mb = HASH_DEFAULT
         self.ponder_option = False
         self.model = model if model is not None else preset_model(self.preset)
@@ -317,7 +318,7 @@ class UciEngine:
         self.send("option name Ponder type check default false")
         self.send("option name Weights type string default <empty>")
         self.send(
-            f"option name Preset type combo default {PRESETS[0]} "
+            f"option name Preset type combo default {DEFAULT_PRESET} "
             + " ".join(f"var {p}" for p in PRESETS)
         )
         self.send(
@@ -534,7 +535,8 @@ class UciEngine:
 
 def main(weights: str | None = None, preset: str | None = None) -> int:
     """``treestrap uci``: a session on stdin/stdout, with a weight file or a preset's
-    weights (the hand-set ones by default); 2 if the weight file is unusable."""
+    weights (``DEFAULT_PRESET``'s, the strongest measured, by default); 2 if the weight
+    file is unusable."""
     model = None
     if preset and not weights:
         model = preset_model(preset)

@@ -14,6 +14,7 @@ from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.feature_sets import meep as M
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.feature_sets.feature_set import FeatureSet
+from treestrap.evaluation.preset_names import HAND_SET, LEARNED, PRESET_NAMES, RANDOM
 from treestrap.evaluation.weights import LinearModel
 
 #: Classical piece values (pawn, knight, bishop, rook, queen), in centipawns.
@@ -121,9 +122,6 @@ def random_model(
     return LinearModel(fs, weights, {"preset": "random", "seed": seed, "scale": scale})
 
 
-#: The presets every front end offers by name (UCI option, tournament player, files).
-HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM)
 #: The shipped learned weights: the best TreeStrap run so far, from random weights by
 #: self-play; how they were made is in the file's metadata (``treestrap weights show``).
 LEARNED_FILE = "learned.npz"

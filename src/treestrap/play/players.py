@@ -1,11 +1,14 @@
 """Player spec strings: who plays in a match or tournament.
 
 =================================  ==================================================
+``treestrap``                      our engine in process, the default preset's weights
+                                   (``learned``, the strongest measured)
 ``hand-set``                       our engine in process, hand-set weights
 ``learned``                        our engine in process, the shipped learned weights
 ``random[:SEED]``                  our engine in process, small random weights
 ``PATH.npz`` / ``weights:PATH``    our engine in process, a weight file or checkpoint
-``treestrap-uci:PATH|PRESET``      our engine as a UCI subprocess (a preset by name)
+``treestrap-uci[:PATH|PRESET]``    our engine as a UCI subprocess (a preset by name;
+                                   none: the engine's default preset)
 ``stockfish`` / ``stockfish:ELO``  Stockfish, optionally at ``UCI_Elo`` ELO
 ``uci:COMMAND LINE``               any UCI engine
 ``xboard:COMMAND LINE``            any xboard (CECP) engine
@@ -27,8 +30,12 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from treestrap.evaluation.preset_names import DEFAULT_PRESET, HAND_SET, LEARNED, RANDOM
+
 IN_PROCESS, UCI, XBOARD = "in-process", "uci", "xboard"
-HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
+#: Our engine with the default preset, by the program's name.
+TREESTRAP = "treestrap"
+TREESTRAP_UCI = "treestrap-uci"
 #: Debian installs its engines under /usr/games, which is often not on PATH.
 EXTRA_ENGINE_DIRS = ("/usr/games",)
 
@@ -36,8 +43,8 @@ EXTRA_ENGINE_DIRS = ("/usr/games",)
 #: command lines are never mistaken for one.
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 _FORMS = (
-    "hand-set, learned, random[:SEED], PATH.npz, weights:PATH, "
-    "treestrap-uci:PATH|hand-set|learned|random, "
+    "treestrap, hand-set, learned, random[:SEED], PATH.npz, weights:PATH, "
+    "treestrap-uci[:PATH|hand-set|learned|random], "
     "stockfish[:ELO], uci:COMMAND or xboard:COMMAND, optionally as NAME=SPEC"
 )
 
@@ -49,7 +56,7 @@ class PlayerSpec:
     name: str
     kind: str  # IN_PROCESS, UCI or XBOARD
     weights: str | None = None  # in process: a weight file, else a preset
-    preset: str = HAND_SET
+    preset: str = DEFAULT_PRESET
     seed: int = 0
     command: tuple[str, ...] = ()  # UCI / xboard
     options: tuple[tuple[str, object], ...] = ()
@@ -100,6 +107,8 @@ def _program_name(words: tuple[str, ...]) -> str:
 
 def _treestrap_uci(what: str, name: str) -> PlayerSpec:
     command = (sys.executable, "-m", "treestrap.cli", "uci")
+    if not what:  # no Preset option sent: the engine plays its default preset
+        return PlayerSpec(name or f"uci-{TREESTRAP}", UCI, command=command)
     if what in (HAND_SET, LEARNED, RANDOM):
         return PlayerSpec(name or f"uci-{what}", UCI, command=command, options=(("Preset", what),))
     if not Path(what).is_file():
@@ -124,6 +133,8 @@ def parse_player(text: str) -> PlayerSpec:
     match = _NAMED.match(text.strip())
     name, spec = (match["name"], match["spec"]) if match else ("", text.strip())
     kind, sep, rest = spec.partition(":")
+    if spec == TREESTRAP:
+        return PlayerSpec(name or spec, IN_PROCESS, preset=DEFAULT_PRESET)
     if spec in (HAND_SET, LEARNED):
         return PlayerSpec(name or spec, IN_PROCESS, preset=spec)
     if kind == RANDOM:
@@ -135,7 +146,7 @@ def parse_player(text: str) -> PlayerSpec:
         )
     if kind == "weights" and sep:
         return _weights(rest, name)
-    if kind == "treestrap-uci" and sep:
+    if kind == TREESTRAP_UCI:
         return _treestrap_uci(rest, name)
     if kind == "stockfish":
         return _stockfish(rest, name)

@@ -8,6 +8,8 @@ continue from their last game, the tournament from its database; run the same
 command again after an interruption.
 
     train/ALGORITHM/   one training run per algorithm (see treestrap.training.run)
+                       (--tensorboard DIR: its games in DIR/ALGORITHM, ratings in
+                       DIR/ALGORITHM/ratings)
     tournament/        results.sqlite and games.pgn of the rating tournament
     table.txt          best Elo per algorithm, next to the paper's
     ratings.*          every checkpoint's rating (txt, csv, json)
@@ -29,6 +31,7 @@ from treestrap.reproduce.workers import lines_logged, train_run, wait_all
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
 from treestrap.training.presets import PRESETS
+from treestrap.training.tensorboard_log import require_tensorboard
 
 #: The four algorithms of Figure 2 and Table 2.
 ALGORITHMS = ("td-leaf", "rootstrap-ab", "treestrap-mm", "treestrap-ab")
@@ -201,13 +204,22 @@ def train_all(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    tensorboard: Path | None = None,
 ) -> list[Path]:
     """Train (or finish training) every algorithm: on the local backend ``workers``
     runs at a time, one process each; on Ray one run after another, each with
-    ``workers`` actors on the cluster."""
+    ``workers`` actors on the cluster. ``tensorboard``: each run logs its games in
+    ``tensorboard/ALGORITHM``."""
     from tqdm import tqdm
 
     runs = [out / "train" / a for a in ALGORITHMS]
+
+    def config_of(algorithm: str) -> TrainConfig:
+        config = training_config(algorithm, budget, seed)
+        if tensorboard is None:
+            return config
+        return dataclasses.replace(config, tensorboard=str(tensorboard / algorithm))
+
     total = budget.games * len(ALGORITHMS)
     bar = tqdm(total=total, unit="game", desc="training", disable=not progress)
     if backend == "ray":
@@ -216,7 +228,7 @@ def train_all(
         bar.n = min(total, _games_done(runs))
         for algorithm, run in zip(ALGORITHMS, runs, strict=True):
             train_distributed(
-                training_config(algorithm, budget, seed),
+                config_of(algorithm),
                 str(run),
                 actors=workers,
                 backend="ray",
@@ -230,7 +242,7 @@ def train_all(
         # The slowest run first (TreeStrap(minimax)'s full trees), so that the others
         # share the second worker meanwhile.
         order = sorted(zip(ALGORITHMS, runs, strict=True), key=lambda ar: ar[0] != SLOWEST)
-        jobs = [pool.submit(train_run, training_config(a, budget, seed), run) for a, run in order]
+        jobs = [pool.submit(train_run, config_of(a), run) for a, run in order]
 
         def tick() -> None:
             bar.n = min(total, _games_done(runs))
@@ -249,11 +261,15 @@ def reproduce(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    tensorboard: str | Path | None = None,
 ) -> CurveResult:
     """Train, rate and write the table and plot; resumes whatever ``out_dir`` holds.
     ``budget`` is a name of :data:`BUDGETS` or a :class:`Budget` of one's own.
     ``backend="ray"`` runs the actors and the tournament's games on the Ray cluster
-    at ``address`` (a local one if None)."""
+    at ``address`` (a local one if None). ``tensorboard``: a TensorBoard run of each
+    algorithm's games in ``tensorboard/ALGORITHM``, and of its checkpoints' ratings in
+    ``tensorboard/ALGORITHM/ratings``."""
+    board = Path(tensorboard) if tensorboard is not None else None
     if backend == "ray":
         from treestrap.distributed.ray_games import ray_runner
         from treestrap.distributed.ray_support import ray_session
@@ -261,8 +277,8 @@ def reproduce(
 
         # One session for training and tournament: a local cluster starts once.
         with ray_session(address), games_run_by(ray_runner(address)):
-            return _reproduce(out_dir, budget, seed, workers, progress, backend, address)
-    return _reproduce(out_dir, budget, seed, workers, progress, backend, address)
+            return _reproduce(out_dir, budget, seed, workers, progress, backend, address, board)
+    return _reproduce(out_dir, budget, seed, workers, progress, backend, address, board)
 
 
 def _reproduce(
@@ -273,12 +289,15 @@ def _reproduce(
     progress: bool,
     backend: str,
     address: str | None,
+    tensorboard: Path | None,
 ) -> CurveResult:
     budget_name, budget = pick_budget(budget, BUDGETS)
+    if tensorboard is not None:
+        require_tensorboard()  # missing: said before training, not in a worker
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    runs = train_all(out, budget, seed, workers, progress, backend, address)
+    runs = train_all(out, budget, seed, workers, progress, backend, address, tensorboard)
     trained = time.monotonic()
     settings = CurveSettings(
         points_per_run=budget.points_per_run,
@@ -289,7 +308,7 @@ def _reproduce(
         max_plies=budget.max_plies + 100,
     )
     title = f"Learning from self-play, {budget_name} budget\n{budget.note}"
-    result = run_curve(list(runs), out, settings, progress, title)
+    result = run_curve(list(runs), out, settings, progress, title, tensorboard)
     finished = time.monotonic()
     summary = (
         f"Veness et al. (2009) reproduction, budget {budget_name!r}: {budget.note}\n"

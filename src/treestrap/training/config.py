@@ -28,6 +28,7 @@ from treestrap.training.options import (
     OPTIONS_BY_NAME,
     SEARCH_VALUE_CLIP,
     TRAIN_OPTIONS,
+    UNSAVED_OPTIONS,
     TrainOption,
     model_kind,
 )
@@ -75,9 +76,12 @@ class TrainConfig:
             frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
 
     def to_json_dict(self) -> dict[str, object]:
-        """What ``config.json`` holds: every field, less the network ones in a linear
-        run (its file is then byte for byte what it was before networks)."""
+        """What ``config.json`` holds: every field but where the run reports
+        (``UNSAVED_OPTIONS``), less the network ones in a linear run (its file is then
+        byte for byte what it was before networks)."""
         saved = dataclasses.asdict(self)
+        for option in UNSAVED_OPTIONS:
+            del saved[option.name]
         if model_kind(self.model) == LINEAR:
             for option in NETWORK_OPTIONS:
                 del saved[option.name]

@@ -26,6 +26,7 @@ from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rat
 from treestrap.rating.results import load_results
 from treestrap.reports.curve import plot_curve
 from treestrap.training.checkpoints import check_format_version
+from treestrap.training.tensorboard_log import RATINGS_RUN, log_ratings, require_tensorboard
 
 
 @dataclass(frozen=True)
@@ -165,9 +166,13 @@ def run_curve(
     settings: CurveSettings,
     progress: bool = True,
     title: str | None = None,
+    tensorboard: str | Path | None = None,
 ) -> CurveResult:
     """Play (or resume) the pool's tournament in ``out_dir/tournament``, then write
-    ``ratings.txt``, ``ratings.csv``, ``ratings.json``, ``curve.csv`` and ``curve.png``."""
+    ``ratings.txt``, ``ratings.csv``, ``ratings.json``, ``curve.csv`` and ``curve.png``;
+    with ``tensorboard``, each run's ratings as scalars in ``tensorboard/LABEL/ratings``."""
+    if tensorboard is not None:
+        require_tensorboard()  # missing: said before the tournament, not after it
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pool = curve_pool(run_dirs, settings.points_per_run)
@@ -196,4 +201,16 @@ def run_curve(
     result.table.to_json(out / "ratings.json")
     result.to_csv(out / "curve.csv")
     plot_curve(result, out / "curve.png", title)
+    if tensorboard is not None:
+        log_curve(result, Path(tensorboard))
     return result
+
+
+def log_curve(result: CurveResult, folder: Path) -> None:
+    """Each run's checkpoint ratings in ``folder/LABEL/ratings`` (next to the games of
+    a run trained with ``--tensorboard folder/LABEL``), the untrained start at step 0."""
+    labels = dict.fromkeys(p.label for p in result.points)
+    for label in labels:
+        start = (0, result.untrained_elo, math.nan, math.nan)
+        points = [(p.games, p.elo, p.lower, p.upper) for p in result.points if p.label == label]
+        log_ratings(folder / label / RATINGS_RUN, [start, *points])

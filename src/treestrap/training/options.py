@@ -75,6 +75,9 @@ class TrainOption:
     #: the command line refuses a count below 1 at once, as a usage error
     at_least_one: bool = False
     check: Check | None = None
+    #: recorded in ``config.json``; False for an option that says where the run reports,
+    #: not what it computes (a resumed run then takes it from its command line)
+    saved: bool = True
 
     @property
     def optional(self) -> bool:
@@ -289,6 +292,20 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         check=Check(lambda v: v >= 1, "checkpoint every must be >= 1 game, got {value}"),
     ),
     TrainOption(
+        "tensorboard",
+        str | None,
+        None,
+        doc="a TensorBoard log directory that each game's metrics also go to, as scalars "
+        "at step = game number (training/tensorboard_log.py). Where the run reports, not "
+        "what it computes: config.json leaves it out, and --resume takes it anew.",
+        flag="--tensorboard",
+        metavar="DIR",
+        help="also log each game's metrics (errors, step size, speed, weight norm, piece "
+        "values) as TensorBoard scalars in DIR, one step per game (needs the tensorboard "
+        "package: pip install 'treestrap[tensorboard]'); with --resume, carries on the log",
+        saved=False,
+    ),
+    TrainOption(
         "tt_bits",
         int,
         18,
@@ -484,6 +501,10 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
 )
 
 OPTIONS_BY_NAME: dict[str, TrainOption] = {o.name: o for o in TRAIN_OPTIONS}
+
+#: The options ``config.json`` leaves out: where a run reports (a resumed run takes them
+#: from its own command line).
+UNSAVED_OPTIONS = tuple(o for o in TRAIN_OPTIONS if not o.saved)
 
 #: The options of networks alone (``--model`` and Algorithm 7's), in field order.
 NETWORK_OPTIONS = tuple(o for o in TRAIN_OPTIONS if o.kinds == (NETWORK,))

@@ -10,7 +10,8 @@ A run directory holds everything, so a run can be stopped at any moment and resu
                        ``checkpoint_every`` games, and at 1, 2, 5, 10, 20, 50, ... games
                        so that learning curves on a log axis have points
     games.pgn          every game, with opening, result and round number
-    metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis)
+    metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis);
+                       ``--tensorboard DIR`` also logs each line as TensorBoard scalars
     optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), or a network run's
                        replay set and momentum, written before the weights, with the
                        previous one kept (optimizer-previous.npz) for a kill between the two
@@ -35,6 +36,7 @@ the replay set's size.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -70,7 +72,9 @@ from treestrap.training.opponents import (
     make_opponent,
     update_ladder,
 )
+from treestrap.training.options import UNSAVED_OPTIONS
 from treestrap.training.records import append_record, metrics_row, truncate_records
+from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
 
 
 def _initial_model(config: TrainConfig) -> RunModel:
@@ -156,10 +160,17 @@ class OpenedRun:
     book: list[Opening]
     model: RunModel
     state: RunState
+    #: the TensorBoard log of ``--tensorboard``, if given
+    board: TrainingLog | None = None
 
     @property
     def weights_path(self) -> Path:
         return self.run / "weights.npz"
+
+    def close(self) -> None:
+        """Close what the run holds open (its TensorBoard log)."""
+        if self.board is not None:
+            self.board.close()
 
 
 def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> OpenedRun:
@@ -168,12 +179,19 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
     run = Path(run_dir)
     weights = run / "weights.npz"
     if resume:
-        config = saved_config(run, config.games)
+        # What config.json leaves out (where the run reports) comes from the caller.
+        unsaved = {o.name: getattr(config, o.name) for o in UNSAVED_OPTIONS}
+        config = dataclasses.replace(saved_config(run, config.games), **unsaved)
     # Every check of the config and the book before the first write, so bad input
     # leaves no run directory behind (one that only --resume would accept).
     config.validate()
     book = load_openings(config.openings)
     initial = None if resume else _initial_model(config)  # a bad --init file: no directory
+    board_dir = Path(config.tensorboard) if config.tensorboard is not None else None
+    if board_dir is not None:
+        require_tensorboard()  # missing: an error line before anything is written
+        if not (resume and weights.exists()):
+            check_new_log(board_dir)
     if resume:
         # Leftovers of writes a kill cut short; a full disk wants their space back.
         remove_temporaries(run, run / "checkpoints")
@@ -198,7 +216,10 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
         save_run_weights(model, config, state, weights)
     if config.ladder and state.elo is None and config.opponent.startswith("stockfish"):
         state.elo = int(config.opponent.split(":")[1]) if ":" in config.opponent else 1350
-    return OpenedRun(config, run, book, model, state)
+    opened = OpenedRun(config, run, book, model, state)
+    if board_dir is not None:
+        opened.board = TrainingLog(board_dir, config, run / "metrics.jsonl")
+    return opened
 
 
 def game_opening(config: TrainConfig, book: list[Opening], number: int) -> tuple[Opening, bool]:
@@ -244,6 +265,8 @@ def commit_game(
         save_checkpoint(model, config, state, run)
     save_optimizer_state(run, number, optimizer)
     save_run_weights(model, config, state, opened.weights_path)
+    if opened.board is not None:  # after the commit point: a game logged is kept
+        opened.board.log(row)
 
 
 def train(
@@ -261,6 +284,20 @@ def train(
     """
     started = time.monotonic()
     opened = open_run(config, run_dir, resume)
+    try:
+        return _play_games(opened, on_game, time_limit, started)
+    finally:
+        opened.close()
+
+
+def _play_games(
+    opened: OpenedRun,
+    on_game: Callable[[GameSummary, RunState], None] | None,
+    time_limit: float | None,
+    started: float,
+) -> RunState:
+    """Play and learn ``opened``'s remaining games (until ``time_limit`` seconds after
+    ``started``), committing each."""
     config, state = opened.config, opened.state
     learner = Learner(config, opened.model)
     load_optimizer_state(opened.run, state.games, learner.algorithm.optimizer)

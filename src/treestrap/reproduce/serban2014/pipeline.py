@@ -16,6 +16,7 @@ from treestrap.reproduce.serban2014.selfplay import train_selfplay
 from treestrap.reproduce.serban2014.settings import NEED_PGN, check_finisher, check_settings
 from treestrap.reproduce.serban2014.starts import build_data, train_starts
 from treestrap.reproduce.stages import Stage, pick_budget, run_stages, time_stage
+from treestrap.training.tensorboard_log import require_tensorboard
 
 
 def _check_inputs(pgn: str | None, openings: str | None) -> None:
@@ -39,13 +40,15 @@ def reproduce(
     finish: bool = True,
     progress: bool = True,
     report: Callable[[str], None] | None = None,
+    tensorboard: str | Path | None = None,
 ) -> SerbanResult:
     """Run every stage not yet finished in ``out_dir`` and return the fit; ``report``
     gets one line as each stage completes. ``budget`` is a name of :data:`BUDGETS` or
     a :class:`Budget`; ``pgn`` the game collection of the supervised stage (needed
     until the dataset is built); ``openings`` the book of self-play and tournament
     games (Serban: ECO; None: the built-in one); ``finish=False`` scores games that
-    reach 200 plies as draws instead of having Stockfish play them out. Bad input:
+    reach 200 plies as draws instead of having Stockfish play them out; ``tensorboard``
+    a folder where each self-play run logs its games (``tensorboard/RUN``). Bad input:
     ``ValueError`` before anything is written."""
     budget_name, budget = pick_budget(budget, BUDGETS, "serban2014")
     if len(budget.candidates) != len(LETTERS):
@@ -56,6 +59,9 @@ def reproduce(
 
         raise ValueError(INSTALL_HINT)
     finisher = check_finisher(finish)
+    board = Path(tensorboard) if tensorboard is not None else None
+    if board is not None:
+        require_tensorboard()
     _check_inputs(pgn, openings)
     out = Path(out_dir)
     if not (out / "settings.json").exists() and pgn is None:
@@ -69,7 +75,10 @@ def reproduce(
     stages = [
         Stage("dataset", lambda: build_data(out, pgn, seed, workers, progress)),
         Stage("supervised", lambda: train_starts(out, budget, seed, workers, progress)),
-        Stage("self-play", lambda: train_selfplay(out, budget, seed, openings, workers, progress)),
+        Stage(
+            "self-play",
+            lambda: train_selfplay(out, budget, seed, openings, workers, progress, board),
+        ),
         Stage("tournament 7.1", lambda: gauntlet("7.1")),
         Stage("tournament 7.2", lambda: gauntlet("7.2")),
     ]

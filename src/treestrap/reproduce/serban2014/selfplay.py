@@ -3,6 +3,7 @@ start (the RL LogReg and the RL MLPs), several runs at a time."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from treestrap.reproduce.serban2014.budgets import (
@@ -68,9 +69,17 @@ def games_trained(run: Path) -> int:
 
 
 def train_selfplay(
-    out: Path, budget: Budget, seed: int, openings: str | None, workers: int, progress: bool
+    out: Path,
+    budget: Budget,
+    seed: int,
+    openings: str | None,
+    workers: int,
+    progress: bool,
+    tensorboard: Path | None = None,
 ) -> str | None:
-    """Stage 3: the RL LogReg and RL MLP runs, ``workers`` at a time."""
+    """Stage 3: the RL LogReg and RL MLP runs, ``workers`` at a time; with
+    ``tensorboard``, each run logs its games in ``tensorboard/RUN`` (its directory's
+    name: rl-logreg, mlp-a, ...)."""
     from tqdm import tqdm
 
     runs = selfplay_runs(out)
@@ -94,7 +103,9 @@ def train_selfplay(
             jobs = [
                 pool.submit(
                     train_run,
-                    selfplay_config(model, init, budget, seed, openings),
+                    with_tensorboard(
+                        selfplay_config(model, init, budget, seed, openings), tensorboard, label
+                    ),
                     run_dir(out, label),
                 )
                 for label, (model, init) in todo.items()
@@ -107,6 +118,13 @@ def train_selfplay(
         f"self-play: {len(runs)} runs x {budget.games} games "
         f"({100 * draws / max(1, total):.0f}% drawn)"
     )
+
+
+def with_tensorboard(config: TrainConfig, tensorboard: Path | None, label: str) -> TrainConfig:
+    """``config`` logging to ``tensorboard``'s folder of run ``label``, if given."""
+    if tensorboard is None:
+        return config
+    return dataclasses.replace(config, tensorboard=str(tensorboard / label.lower()))
 
 
 def _draws(run: Path) -> int:
