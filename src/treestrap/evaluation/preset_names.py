@@ -9,7 +9,7 @@ PRESET_NAMES = (HAND_SET, LEARNED, RANDOM)
 
 #: The preset an engine or a player gets when none is named: the strongest measured.
 #: The shipped learned weights scored +127 Elo [+81, +177] against hand-set (200 games
-#: at depth 6, ECO openings with both colours; the README's "Learning strength").
+#: at depth 6, ECO openings with both colours; docs/learning.md).
 DEFAULT_PRESET = LEARNED
 #: Why the default is the default, for help texts.
 DEFAULT_PRESET_WHY = "the strongest measured: +127 Elo over hand-set at depth 6"

@@ -69,7 +69,7 @@ class Budget:
     learning: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-#: TreeStrap(alpha-beta) as the ``strong`` preset learns (README, "Learning strength"):
+#: TreeStrap(alpha-beta) as the ``strong`` preset learns (docs/learning.md):
 #: each node's bounds correct its quiescence value Q(s) through its principal leaf, not
 #: H(s) (the training search never values an interior node statically, and fitting H
 #: to those bounds taught every static-value setting a bonus for the side to move);

@@ -21,8 +21,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_plies": 200,
         "checkpoint_every": 5,
     },
-    # The best measured combination for TreeStrap(alpha-beta) on 2 cores (README,
-    # "Learning strength"): depth-3 searches; nodes valued by their quiescence search
+    # The best measured combination for TreeStrap(alpha-beta) on 2 cores
+    # (docs/learning.md): depth-3 searches; nodes valued by their quiescence search
     # (Q(s) through its principal leaf, not H(s): H cannot see the captures at hand,
     # and fitting them taught every earlier setting a bonus for the side to move);
     # targets clipped to +-1000 (ten pawns), so found mates stop inflating the material

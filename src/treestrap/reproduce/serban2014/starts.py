@@ -79,7 +79,7 @@ def _subset_games(data: Any, fraction: float, seed: int) -> Any:
 
 
 def supervised_config(start: Start, seed: int) -> Any:
-    """The README's settings of the twic table: batch 100, step 0.01, momentum 0.9,
+    """The settings of the twic table in docs/supervised.md: batch 100, step 0.01, momentum 0.9,
     mean subtraction, early stopping after 2 epochs without a better validation."""
     from treestrap.supervised.train import TrainConfig as SupervisedConfig
 
