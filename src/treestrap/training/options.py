@@ -252,7 +252,7 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         0,
         doc="games of self-play before the opponent takes over (0: the opponent from the "
         "first game). A partner late in a run moved the strong run's weights further "
-        'than more self-play did (docs/learning.md).',
+        "than more self-play did (docs/learning.md).",
         flag="--opponent-after",
         metavar="GAMES",
         help="play the first GAMES games against itself, then against --opponent "
