@@ -19,7 +19,9 @@ def add_parser(sub: Any) -> None:
         description="Fit maximum a posteriori Elo ratings (the BayesElo model: draw Elo, "
         "white advantage, virtual-draw prior) to the games in PGN files, SQLite result "
         "files or tournament run directories, and print a table with 95% intervals. "
-        "With --sprt, report a sequential probability ratio test for one pair instead.",
+        "With --sprt, report a sequential probability ratio test for one pair instead: "
+        "in the BayesElo model on games, and fishtest's generalized SPRT (logistic Elo) "
+        "on games (trinomial) and on game pairs (pentanomial).",
     )
     p.add_argument(
         "sources",
@@ -49,7 +51,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
-        help="SPRT of --player against --opponent: H0 elo=ELO0 against H1 elo=ELO1",
+        help="SPRT of --player against --opponent: H0 elo=ELO0 against H1 elo=ELO1 "
+        "(or elo0=E0,elo1=E1[,alpha=A,beta=B][,model=normalized]); pairs are the two "
+        "games of one round (one opening), else consecutive games",
     )
     p.add_argument("--player", help="SPRT: the player under test")
     p.add_argument("--opponent", help="SPRT: the reference player")
@@ -85,16 +89,17 @@ def _parse_sprt(text: str) -> tuple[float, float]:
 
 def run_rate(args: argparse.Namespace) -> int:
     from treestrap.rating.ratings import RatingOptions, fit_ratings_settled
-    from treestrap.rating.results import load_results
+    from treestrap.rating.results import load_round_results
 
     try:
-        games = []
+        rounds = []
         for source in args.sources:
-            games.extend(load_results(source))
+            rounds.extend(load_round_results(source))
+        games = [game[:3] for game in rounds]
         if not games:
             return _error("no finished games in " + ", ".join(map(str, args.sources)))
         if args.sprt is not None:
-            return _run_sprt(args, games)
+            return _run_sprt(args, rounds)
         options = RatingOptions(
             draw_elo=args.draw_elo,
             advantage=args.advantage,
@@ -121,17 +126,37 @@ def run_rate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_sprt(args: argparse.Namespace, games: list[tuple[str, str, str]]) -> int:
+def _run_sprt(args: argparse.Namespace, rounds: list[tuple[str, str, str, str]]) -> int:
+    from treestrap.rating.gsprt import Gsprt, parse_gsprt
+    from treestrap.rating.pairs import pair_results
     from treestrap.rating.sprt import count_results, sprt
 
     if not args.player or not args.opponent:
         return _error("--sprt needs --player and --opponent")
-    elo0, elo1 = _parse_sprt(args.sprt)
+    if "=" in args.sprt:
+        test = parse_gsprt(args.sprt, args.alpha, args.beta)
+    else:
+        test = Gsprt(*_parse_sprt(args.sprt), args.alpha, args.beta)
+    games = [game[:3] for game in rounds]
     wins, draws, losses = count_results(games, args.player, args.opponent)
     if wins + draws + losses == 0:
         return _error(f"no finished games between {args.player!r} and {args.opponent!r}")
-    result = sprt(wins, draws, losses, elo0, elo1, args.alpha, args.beta)
+    result = sprt(wins, draws, losses, test.elo0, test.elo1, test.alpha, test.beta)
     total = wins + draws + losses
     print(f"{args.player} vs {args.opponent}: +{wins} ={draws} -{losses} ({total} games)")
-    print(result.describe())
+    print(result.describe())  # the BayesElo-model test on games, as before
+    pairing = pair_results(rounds, args.player, args.opponent)
+    trinomial = test.result(pairing.trinomial)
+    print(f"GSPRT {test.describe()}, trinomial: {trinomial.describe()} -> {trinomial.decision}")
+    if pairing.pair_scores:
+        penta = test.result(pairing.pentanomial)
+        print(
+            f"GSPRT {test.describe()}, pentanomial: {penta.describe()} -> {penta.decision}; "
+            f"{pairing.describe()}"
+        )
+    else:
+        print(
+            "GSPRT pentanomial: no game pairs (one opening with both colours) among "
+            f"these games; {pairing.unpaired} games unpaired"
+        )
     return 0

@@ -67,6 +67,13 @@ def add_parser(sub: Any) -> None:
         "--workers", type=_count, help="games played at once (default 2; may change on resume)"
     )
     t.add_argument("--seed", type=int, default=1, help="opening choice (default 1)")
+    t.add_argument(
+        "--sprt",
+        metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
+        help="two players: test the first against the second on game pairs (pentanomial "
+        "GSPRT, logistic Elo; add ,model=normalized for normalized Elo; alpha and beta "
+        "default 0.05) and stop once it decides; --games-per-pair is then the game limit",
+    )
     adj = t.add_argument_group("adjudication")
     adj.add_argument("--resign-score", type=_centipawns, metavar="CP", help="resign rule threshold")
     adj.add_argument("--resign-moves", type=_count, default=3, metavar="N", help="(default 3)")
@@ -100,8 +107,10 @@ def _config(args: argparse.Namespace) -> Any:
     from treestrap.play.tournament import TournamentConfig, load_config
 
     if args.resume:
-        if args.players or args.out:
-            raise ValueError("--resume takes no players and no --out: the run dir has them")
+        if args.players or args.out or args.sprt:
+            raise ValueError(
+                "--resume takes no players, no --out and no --sprt: the run dir has them"
+            )
         config = load_config(args.resume)
         if args.workers:
             config.workers = args.workers
@@ -129,6 +138,7 @@ def _config(args: argparse.Namespace) -> Any:
         finish_plies=args.finish_plies,
         move_timeout=args.move_timeout,
         workers=args.workers or 2,
+        sprt=args.sprt,
     )
 
 
@@ -183,6 +193,8 @@ def run_command(args: argparse.Namespace) -> int:
     print("\nhead to head (Elo of the first named, 95% interval):")
     print(format_head_to_head(head_to_head(result.players, played)))
     print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+    if result.sprt is not None:
+        print(result.sprt.summary())
     if result.given_up:
         print(
             f"error: {len(result.given_up)} games could not be played (worker processes "

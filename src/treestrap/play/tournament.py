@@ -10,6 +10,10 @@ Games run in worker processes (:mod:`treestrap.play.gamepool`), or wherever the
 runner set by :func:`~treestrap.play.gamepool.games_run_by` plays them (Ray tasks);
 the main process alone writes results, each game to the database and ``games.pgn`` as it ends,
 with a progress bar and the standings every few games.
+
+A match of two players may run under an SPRT (``sprt``, see
+:mod:`treestrap.play.sprt_match`): it then stops as soon as the test decides, and a
+resumed match counts its pairs from the stored games first.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ from treestrap.play.openings import load_openings, pick_openings
 from treestrap.play.players import PlayerSpec, parse_player, parse_players
 from treestrap.play.results_db import ResultsDB, StoredGame, now
 from treestrap.play.sessions import check_player
+from treestrap.play.sprt_match import MatchDecided, SprtWatch
 from treestrap.play.timecontrol import TimeControl, parse_time_control
+from treestrap.rating.gsprt import parse_gsprt
 from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import Standing, format_standings, standings
 
@@ -61,11 +67,16 @@ class TournamentConfig:
     move_timeout: float = 60.0  # seconds per move under a depth or node limit
     workers: int = 2
     event: str = "treestrap tournament"
+    # A two-player match stops when this SPRT decides (treestrap.rating.gsprt's
+    # ``elo0=..,elo1=..`` text); None plays every scheduled game.
+    sprt: str | None = None
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
         data["tc"] = _tc(self.tc).text()
         data["finish_tc"] = _tc(self.finish_tc).text()
+        if self.sprt is None:
+            del data["sprt"]  # so a config without one is stored as before it existed
         return json.dumps(data, sort_keys=True)
 
     @classmethod
@@ -94,6 +105,12 @@ class TournamentConfig:
             raise ValueError(f"move timeout must be positive, got {self.move_timeout}")
         _tc(self.tc)
         _tc(self.finish_tc)
+        if self.sprt is not None:
+            parse_gsprt(self.sprt)
+            if len(self.players) != 2:
+                raise ValueError(
+                    f"an SPRT tests one player against one other, got {len(self.players)} players"
+                )
 
 
 def _tc(tc: str | TimeControl) -> TimeControl:
@@ -107,6 +124,7 @@ class TournamentResult:
     games: list[StoredGame]  # every stored game, by id
     standings: list[Standing]
     given_up: list[int] = field(default_factory=list)  # ids whose games could not be played
+    sprt: SprtWatch | None = None  # the test's final state, for a match under an SPRT
 
     @property
     def db_path(self) -> Path:
@@ -247,7 +265,12 @@ def run_tournament(
     run_dir = Path(run_dir)
     plan = plan_tournament(config)
     done = _done_ids(config, plan, run_dir, resume)
+    watch = _sprt_watch(config, plan, run_dir if resume else None)
     missing = {i: setup for i, setup in enumerate(plan.games) if i not in done}
+    if watch is not None and watch.pairs and progress:
+        tqdm.write(f"stored games: {watch.line()}")
+    if watch is not None and watch.decided:
+        missing = {}  # decided before it was stopped: nothing more to play
     # Start every player once now, so a bad one fails before any game.
     needed = list(
         {spec.name: spec for s in missing.values() for spec in (s.white, s.black)}.values()
@@ -258,14 +281,30 @@ def run_tournament(
         check_player(spec)
     with ResultsDB.open(run_dir) if resume else ResultsDB.create(run_dir, config.to_json()) as db:
         _write_pgn(run_dir / PGN_NAME, db.games())
-    given_up = _play(config, plan, missing, run_dir, progress)
+    given_up = _play(config, plan, missing, run_dir, progress, watch)
     with ResultsDB.open(run_dir) as db:
         games = db.games()
     names = [p.name for p in plan.players]
     table = standings(names, ((g.white, g.black, g.result) for g in games))
     if progress:
         tqdm.write(format_standings(table))
-    return TournamentResult(run_dir, names, games, table, given_up)
+    return TournamentResult(run_dir, names, games, table, given_up, watch)
+
+
+def _sprt_watch(
+    config: TournamentConfig, plan: TournamentPlan, stored_in: Path | None
+) -> SprtWatch | None:
+    """The match's SPRT (None without one), having counted the games ``stored_in``
+    already holds (a pair counts once both its games are stored, in any order)."""
+    if config.sprt is None:
+        return None
+    watch = SprtWatch(parse_gsprt(config.sprt), plan.players[0].name, [g.round for g in plan.games])
+    if stored_in is not None:
+        with ResultsDB.open(stored_in) as db:
+            stored = db.games()
+        for game in stored:
+            watch.add(game.id, game.white, game.result)
+    return watch
 
 
 def _play(
@@ -274,8 +313,10 @@ def _play(
     missing: dict[int, GameSetup],
     run_dir: Path,
     progress: bool,
+    watch: SprtWatch | None = None,
 ) -> list[int]:
-    """Play the missing games, storing each as it ends; returns the ids given up."""
+    """Play the missing games, storing each as it ends, until ``watch``'s SPRT (if any)
+    decides; returns the ids given up."""
     names = [p.name for p in plan.players]
     total = len(plan.games)
     played = total - len(missing)
@@ -308,11 +349,18 @@ def _play(
         bar.update(1)
         if show:
             tqdm.write(format_standings(standings(names, results)))
+        if watch is not None and watch.add(game_id, record.white, record.result) is not None:
+            if progress:
+                tqdm.write(watch.line())
+            if watch.decided:
+                raise MatchDecided(watch.result)
 
     def on_problem(message: str) -> None:
         tqdm.write(f"warning: {message}", file=sys.stderr)
 
     try:
         return current_runner()(missing, config.workers, on_done, on_problem)
+    except MatchDecided:
+        return []  # the runner stopped the games in flight; they are not needed
     finally:
         bar.close()
