@@ -1,0 +1,464 @@
+"""Where the time of a tournament search and of a training search goes, per component:
+move generation, make/unmake, evaluation (and its parts), check and draw tests, the
+transposition table, move ordering, quiescence, the table walk, the update.
+
+    python benchmarks/profile_search.py                    # about ten minutes
+    python benchmarks/profile_search.py --nodes 20000 --games 1 --searches 10 --rounds 2
+
+Compiled numba code cannot be profiled by cProfile. Each component's share is built
+from measurements of the compiled code:
+
+* *calls per node*, counted exactly: the same searches run once more with their
+  recursive kernels interpreted and every compiled component they call wrapped
+  (``profile_shadow.py``); that run must visit the same nodes as the compiled one, and it
+  keeps the arguments of up to ``2 x --samples`` calls of each component, spread over
+  the run;
+* *cost per call alone*: a compiled loop repeats the component over those sampled calls,
+  less the cost of loading each sampled position (``profile_kernels.py``,
+  ``profile_costs.py``); the transposition table probed is the search's own;
+* as a check, *cost per call in the search*: the search compiled again with the
+  component called twice where it was called once (the same tree, checked), its extra
+  CPU time over the calls made (``profile_variants.py``, the fastest of ``--rounds``
+  interleaved runs). The two agree for the large components; for small ones the second
+  copy changes what the compiler inlines or merges (a cost of -50 or +150 ns), and the
+  noise of the timings is a few ns per node: the table marks rows where they differ.
+
+A row's *estimated* share is calls per node x cost alone, over the *measured* CPU time
+per node of the search (the same kernel compiled unchanged). "not attributed" is the
+measured time less the summed estimates: the kernel's own work (control flow, node
+counting, PV copies, the views it takes of its arrays) and the error of the estimates.
+A loop keeps its data hotter than a search does, so its costs lean low. "at q": the part
+of the share spent at quiescence nodes, in proportion to the calls made there. The
+evaluation's parts (meep's own functions, and a replica of its material and
+piece-square pairs) are timed alone on the evaluation's samples; "dot product, clip" is
+the evaluation less the feature extraction. Costs under about 5 ns are below what loops
+resolve.
+
+Tournament search: ``Engine.go`` with a node limit (``--nodes`` per position, a fresh
+16 MiB table each) on the positions of ``engine_vs_stockfish.py``, ``--preset`` weights.
+Training: ``treestrap train --preset strong`` (TreeStrap(alpha-beta), depth 3,
+quiescence node values) for ``--games`` games, each learner move timed by phase
+(measured, not estimated); its first ``--searches`` learner searches are counted and
+repeated with doubled kernels. All times are CPU times of this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import profile_kernels as K
+import profile_training as training
+import profile_variants as V
+from engine_vs_stockfish import POSITIONS
+from profile_costs import Costs
+from profile_shadow import SEARCH_CALLS, Shadow
+
+from treestrap.core.notation import parse_fen
+from treestrap.engine.engine import Engine
+from treestrap.evaluation.preset_names import LEARNED, PRESET_NAMES
+from treestrap.evaluation.presets import preset_model
+from treestrap.search.context import NODES
+from treestrap.search.timeman import SearchLimits
+
+#: The search components that can be called twice without changing the tree.
+NOT_DOUBLED = ("unmake_move", "unmake_null_move", "update_quiet_cutoff", "update_pv")
+DOUBLED = tuple(c for c in SEARCH_CALLS if c not in NOT_DOUBLED)
+WALK_DOUBLED = ("tt_probe", "generate_moves", "make_move", "is_quiet")
+#: Fewer calls than this in a whole run are too few to time by doubling.
+MIN_DOUBLED_CALLS = 1000
+
+
+@dataclass
+class Row:
+    """One component: calls per unit (node or search) by kind, costs per call."""
+
+    label: str
+    main: float  # calls per unit at main nodes (or in the walk)
+    quiescence: float  # calls per unit at quiescence nodes
+    in_search: float  # ns per call, by doubling (NaN: not measured so)
+    alone: float  # ns per call, by a loop (NaN: not measured so)
+    part: bool = False  # a part of the row above: not added up
+
+    @property
+    def calls(self) -> float:
+        return self.main + self.quiescence
+
+    @property
+    def ns_per_call(self) -> float:
+        """The cost the share is built on: alone, as every row has it."""
+        return self.in_search if math.isnan(self.alone) else self.alone
+
+    @property
+    def disagree(self) -> bool:
+        """The two costs differ by more than 30% and 20 ns."""
+        gap = abs(self.in_search - self.alone)
+        return gap > 20.0 and gap > 0.3 * abs(self.alone)
+
+    @property
+    def ns(self) -> float:
+        """Estimated nanoseconds per unit."""
+        return self.calls * self.ns_per_call
+
+
+class Table:
+    """Rows of one search: calls counted by ``shadow``, in-search costs ``delta``
+    (extra seconds of each doubled component over all the units)."""
+
+    def __init__(self, shadow: Shadow, units: int, kinds: tuple[str, str], delta: dict) -> None:
+        self.shadow, self.units, self.kinds, self.delta = shadow, units, kinds, delta
+        self.rows: list[Row] = []
+
+    def add(self, label: str, names: tuple[str, ...], alone: float = math.nan) -> Row:
+        """A row for the calls of ``names[0]``; its in-search cost is the doubling of
+        every name in ``names`` (one call of each per call of the first)."""
+        calls = self.shadow.calls(names[0])
+        main = self.shadow.calls(names[0], self.kinds[0]) / self.units
+        quiescence = self.shadow.calls(names[0], self.kinds[1]) / self.units
+        doubled = [self.delta[n] for n in names if n in self.delta]
+        in_search = sum(doubled) / calls * 1e9 if doubled and calls else math.nan
+        row = Row(label, main, quiescence, in_search, alone)
+        self.rows.append(row)
+        return row
+
+    def parts(self, whole: Row, parts: list[tuple[str, float]]) -> None:
+        """Parts of ``whole`` (the first, the feature extraction, holds the others):
+        alone, and in the search as the same fraction of its in-search cost."""
+        scale = whole.in_search / whole.alone if whole.alone > 0 else math.nan
+        for label, ns in parts:
+            self.rows.append(Row(label, whole.main, whole.quiescence, ns * scale, ns, part=True))
+        rest = whole.alone - parts[0][1]
+        self.rows.append(
+            Row(
+                "dot product, clip (the rest)",
+                whole.main,
+                whole.quiescence,
+                rest * scale,
+                rest,
+                True,
+            )
+        )
+
+    def print(self, title: str, measured_ns: float, unit: str, per: float = 1.0) -> None:
+        """The table; the column of time per unit is in units of ``per`` ns."""
+        time_unit = {1.0: "ns", 1e3: "us", 1e6: "ms"}[per] + "/" + unit
+        print(title)
+        head = (
+            f"{'component':<40} {'calls/' + unit:>12} {'q calls':>8} {'ns/call':>8} "
+            f"{'doubled':>8} {time_unit:>10} {'share':>6} {'at q':>6}"
+        )
+        print(head)
+        print("-" * len(head))
+        total = 0.0
+        for r in self.rows:
+            share = r.ns / measured_ns
+            q_share = r.quiescence * r.ns_per_call / measured_ns
+            few = r.calls * self.units < MIN_DOUBLED_CALLS
+            doubled = "-" if few or math.isnan(r.in_search) else f"{r.in_search:.1f}"
+            mark = " !" if r.disagree and not few else ""
+            print(
+                f"{('  ' if r.part else '') + r.label:<40} {r.calls:>12.3f} "
+                f"{r.quiescence:>8.3f} {r.ns_per_call:>8.1f} {doubled:>8} {r.ns / per:>10.2f} "
+                f"{share:>6.1%} {q_share:>6.1%}{mark}"
+            )
+            if not r.part and not math.isnan(r.ns):
+                total += r.ns
+        blank = f"{'':>12} {'':>8} {'':>8} {'':>8}"
+        for label, ns in (
+            ("sum of the estimates", total),
+            ("not attributed", measured_ns - total),
+            ("measured (the compiled search)", measured_ns),
+        ):
+            print(f"{label:<40} {blank} {ns / per:>10.2f} {ns / measured_ns:>6.1%}")
+        print(
+            "ns/call: alone, in a compiled loop (what the share is built on); doubled: in the "
+            "search, by calling it twice\n(-: not doubled, or too few calls to time); "
+            "!: the two differ by more than 30% and 20 ns"
+        )
+        print()
+
+
+def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: str) -> Table:
+    """The components of the alpha-beta ``kernel`` (``pvs`` or ``alphabeta``), per node."""
+    t = Table(shadow, nodes, ("main", "quiescence"), delta)
+    moves = costs.moves
+    t.add(
+        "move generation: all moves",
+        ("generate_moves",),
+        costs.positional("generate_moves", K.loop_generate_moves, moves),
+    )
+    t.add(
+        "move generation: captures",
+        ("generate_captures",),
+        costs.positional("generate_captures", K.loop_generate_captures, moves),
+    )
+    t.add("make/unmake", ("make_move",), costs.make_unmake())
+    if kernel == "pvs":
+        t.add(
+            "null move make/unmake",
+            ("make_null_move",),
+            costs.positional("make_null_move", K.loop_null_move),
+        )
+    evaluation = t.add(
+        "evaluation (static_value)",
+        ("static_value",),
+        costs.positional("static_value", K.loop_static_value, costs.ev),
+    )
+    t.parts(evaluation, costs.evaluation_parts())
+    t.add("check tests (in_check)", ("in_check",), costs.positional("in_check", K.loop_in_check))
+    t.add(
+        "draw test: repetition",
+        ("is_repetition",),
+        costs.positional("is_repetition", K.loop_is_repetition),
+    )
+    t.add(
+        "draw test: material",
+        ("is_insufficient_material",),
+        costs.positional("is_insufficient_material", K.loop_insufficient),
+    )
+    t.add("TT probe", ("tt_probe",), costs.tt_probe())
+    t.add("TT cut-off test", ("tt_cutoff",), costs.tt_cutoff())
+    t.add("TT store", ("tt_store_result",), costs.tt_store())
+    t.add("ordering: score + pick", ("score_moves", "pick_next"), costs.ordering())
+    t.add("ordering: killers, history", ("update_quiet_cutoff",), costs.quiet_cutoff())
+    t.add("the recursive call (its arguments)", (kernel,), costs.recursion(kernel))
+    return t
+
+
+def ordering_facts(shadow: Shadow) -> str:
+    """Moves generated and picked per node that searched moves (from the samples)."""
+    items = shadow.items("score_moves")
+    if not items:
+        return "no node searched moves"
+    n = np.array([len(x[1]) for x in items])
+    picks = np.array([x[4] for x in items])
+    tt_first = np.array([x[3] != 0 and x[4] == 1 for x in items])
+    return (
+        f"nodes that searched moves: {n.mean():.1f} moves generated, {picks.mean():.1f} "
+        f"picked on average; {tt_first.mean():.0%} stopped after the TT move alone"
+    )
+
+
+def deltas(best: dict[str, float], reference: str = "reference") -> dict[str, float]:
+    """Extra seconds of each doubled variant over the reference."""
+    return {k: v - best[reference] for k, v in best.items() if k != reference}
+
+
+# --- the tournament search ---------------------------------------------------------------
+
+
+def tournament(ev: Any, nodes: int, cap: int, rounds: int) -> None:
+    import treestrap.engine.engine as engine_module
+    import treestrap.search.tournament as module
+
+    limits = SearchLimits(nodes=nodes)
+
+    def searches() -> tuple[float, tuple[int, ...], Engine]:
+        seconds, counts, engine = 0.0, [], None
+        for fen in POSITIONS.values():
+            engine = Engine(ev, hash_mb=16)
+            spent, outcome = V.cpu_timed(lambda e=engine, f=fen: e.go(parse_fen(f), limits))
+            seconds += spent
+            counts.append(outcome.nodes)
+        assert engine is not None
+        return seconds, tuple(counts), engine
+
+    Engine(ev, hash_mb=16).go(parse_fen(POSITIONS["start"]), SearchLimits(depth=3))  # compile
+    seconds, counted, engine = searches()
+    main = 0
+    with Shadow(cap) as shadow:
+        for fen, expected in zip(POSITIONS.values(), counted, strict=True):
+            e = Engine(ev, hash_mb=16)
+            V.same_tree(expected, e.go(parse_fen(fen), limits).nodes, "nothing (counting)")
+            main += int(e.ctx.stats[NODES])
+    total = sum(counted)
+
+    kernels = {"reference": V.recompile(module.pvs, {})}
+    for name, replace in V.doubling(module, DOUBLED).items():
+        kernels[name] = V.recompile(module.pvs, replace)
+
+    def with_kernel(kernel: Any) -> Any:
+        def run() -> tuple[float, tuple[int, ...]]:
+            saved = engine_module.pvs
+            engine_module.pvs = kernel
+            try:
+                spent, found, _ = searches()
+            finally:
+                engine_module.pvs = saved
+            return spent, found
+
+        return run
+
+    best, found = V.fastest({k: with_kernel(v) for k, v in kernels.items()}, rounds)
+    for name, result in found.items():
+        V.same_tree(counted, result, name)
+    measured = best["reference"] / total * 1e9
+    print(
+        f"== tournament search: Engine.go, {len(POSITIONS)} positions x {nodes:,} nodes, "
+        f"{total - main:,} of {total:,} nodes in quiescence ({(total - main) / total:.0%})"
+    )
+    print(
+        f"measured: {measured:.0f} ns per node ({1e9 / measured:,.0f} nodes per CPU second; "
+        f"the production kernel: {seconds / total * 1e9:.0f} ns); null moves "
+        f"{shadow.calls('make_null_move') / total:.3f} per node"
+    )
+    print(ordering_facts(shadow))
+    costs = Costs(shadow, ev, engine.tt)
+    search_table(shadow, total, deltas(best), costs, "pvs").print("per node", measured, "node")
+
+
+# --- training ----------------------------------------------------------------------------
+
+
+def train_profile(games: int, searches: int, seed: int, cap: int, rounds: int) -> None:
+    import treestrap.search.training as ab_module
+    import treestrap.search.tt_walk as walk_module
+
+    cfg = training.config(games, seed)
+    warm = training.Phases(timed=False)
+    training.run(dataclasses.replace(cfg, games=1, max_plies=12), warm)  # compile
+    timed = training.Phases(timed=True)
+    training.run(cfg, timed)
+    counting = training.Phases(timed=False, limit=searches)
+    with Shadow(cap) as shadow:
+        training.run(cfg, counting)
+    counted = counting.searches
+    first = timed.searches[: len(counted)]
+    V.same_tree([s.nodes for s in first], [s.nodes for s in counted], "nothing (counting)")
+    print_phases(timed, games, seed)
+
+    repeat = training.Repeat(counting, cfg)
+    reference = V.recompile(ab_module.alphabeta, {})
+    kernels = {"reference": reference}
+    for name, replace in V.doubling(ab_module, DOUBLED).items():
+        kernels[name] = V.recompile(ab_module.alphabeta, replace)
+    best, found = V.fastest(
+        {k: (lambda v=v: repeat.searches(v)) for k, v in kernels.items()}, rounds
+    )
+    expected = tuple(s.nodes for s in counted)
+    for name, result in found.items():
+        V.same_tree(expected, result, name)
+    nodes = sum(expected)
+    measured = best["reference"] / nodes * 1e9
+    n = len(counted)
+    print(
+        f"the first {n} learner searches: {nodes:,} alpha-beta nodes "
+        f"({nodes / n:,.0f} a search), {sum(s.walked for s in counted):,} walk nodes; "
+        f"alpha-beta {measured:.0f} ns per node"
+    )
+    print(ordering_facts(shadow))
+    costs = Costs(shadow, repeat.ev, repeat.tt)
+    search_table(shadow, nodes, deltas(best), costs, "alphabeta").print(
+        "training alpha-beta, per node", measured, "node"
+    )
+
+    walks = {"reference": V.recompile(walk_module._walk, {})}
+    for name, replace in V.doubling(walk_module, WALK_DOUBLED).items():
+        walks[name] = V.recompile(walk_module._walk, replace)
+    quiescence = V.recompile(
+        walk_module._add_quiescence_node, V.doubling(walk_module, ("quiescence",))["quiescence"]
+    )
+    walks["quiescence"] = V.recompile(walk_module._walk, {"_add_quiescence_node": quiescence})
+    runs = {k: (lambda v=v: repeat.walks(v, reference)) for k, v in walks.items()}
+    runs["static values"] = lambda: repeat.walks(walks["reference"], reference, False)
+    best, found = V.fastest(runs, rounds)
+    for name, result in found.items():
+        if name != "static values":
+            V.same_tree(found["reference"], result, name)
+    sizes = tuple(x[0] for x in found["reference"])
+    V.same_tree(sizes, tuple(x[0] for x in found["static values"]), "static values")
+    static_saves = best["reference"] - best.pop("static values")
+    walk_ns = best["reference"] / n * 1e9
+    t = Table(shadow, n, ("walk", "none"), deltas(best))
+    t.add("walk: TT probes", ("tt_probe",), costs.tt_probe())
+    t.add(
+        "walk: move generation",
+        ("generate_moves",),
+        costs.positional("generate_moves", K.loop_generate_moves, costs.moves),
+    )
+    t.add("walk: make/unmake", ("make_move",), costs.make_unmake())
+    t.add(
+        "walk: quiet test (is_quiet)",
+        ("is_quiet",),
+        costs.positional("is_quiet", K.loop_is_quiet, costs.moves),
+    )
+    t.add(
+        "walk: record a node (evaluate, gradient)",
+        ("add_node",),
+        costs.positional("add_node", K.loop_evaluate_gradient, costs.ev),
+    )
+    t.add("walk: quiescence searches for Q(s)", ("quiescence",), costs.quiescence())
+    t.print("table walk, per learner search", walk_ns, "search", per=1e3)
+    print(
+        f"the same walks recording static values H(s) instead (no quiescence searches, no "
+        f"leaf replays; the same nodes): {static_saves / n * 1e6:,.0f} us a search less, "
+        f"{static_saves / best['reference']:.0%} of the walk (measured)"
+    )
+    print()
+
+
+def print_phases(timed: training.Phases, games: int, seed: int) -> None:
+    runs = timed.searches
+    n = len(runs)
+    nodes = sum(s.nodes for s in runs)
+    walked = sum(s.walked for s in runs)
+    game_cpu = timed.game_cpu
+    print(
+        f"== training: train --preset {training.PRESET} --games {games} --seed {seed}: "
+        f"{n} learner searches, {nodes / n:,.0f} nodes and {walked / n:.0f} walk nodes a "
+        f"search; {game_cpu:.2f} CPU s in games, {games / game_cpu * 3600:,.0f} games per "
+        "CPU hour"
+    )
+    print(f"{'phase (measured)':<40} {'ms/search':>10} {'share':>7}")
+    for label, cpu in training.phase_table(timed).items():
+        print(f"{label:<40} {cpu / n * 1000:>10.3f} {cpu / game_cpu:>7.1%}")
+    print(f"{'all (the games CPU seconds)':<40} {game_cpu / n * 1000:>10.3f} {1:>7.1%}")
+    print()
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--preset",
+        default=LEARNED,
+        choices=PRESET_NAMES,
+        help=f"the tournament search's weights ({LEARNED})",
+    )
+    parser.add_argument(
+        "--nodes", type=int, default=100_000, help="tournament nodes per position (100000)"
+    )
+    parser.add_argument("--games", type=int, default=5, help="training games timed (5)")
+    parser.add_argument(
+        "--searches", type=int, default=30, help="training searches counted and repeated (30)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="the training run's seed (1)")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="timings of each doubled search, the fastest kept (5)"
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=2000,
+        help="calls kept per component: between this and twice it (2000)",
+    )
+    parser.add_argument("--skip", choices=["tournament", "training"], help="leave one out")
+    args = parser.parse_args()
+    if args.skip != "tournament":
+        print(f"tournament weights: {args.preset}")
+        ev = preset_model(args.preset).evaluator()
+        tournament(ev, args.nodes, args.samples, args.rounds)
+    if args.skip != "training":
+        train_profile(args.games, args.searches, args.seed, args.samples, args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
