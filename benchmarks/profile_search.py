@@ -2,7 +2,7 @@
 move generation, make/unmake, evaluation (and its parts), check and draw tests, the
 transposition table, move ordering, quiescence, the table walk, the update.
 
-    python benchmarks/profile_search.py                    # about ten minutes
+    python benchmarks/profile_search.py                    # about 8 minutes on 2 busy cores
     python benchmarks/profile_search.py --nodes 20000 --games 1 --searches 10 --rounds 2
 
 Compiled numba code cannot be profiled by cProfile. Each component's share is built
