@@ -49,4 +49,26 @@ PRESETS: dict[str, dict[str, Any]] = {
         "max_plies": 200,
         "checkpoint_every": 50,
     },
+    # The best measured network (docs/networks.md): a hybrid, a 32-unit MLP on the
+    # bitboard inputs added to the learned linear weights, which stay fixed; the MLP's
+    # output starts at zero, so the run starts as strong as `learned` and learns what
+    # the linear weights miss. TreeStrap(alpha-beta) with quiescence node values, depth
+    # 3, Algorithm 7's replay set with 8 mini-batch steps of 128 after each search.
+    "strong-net": {
+        "model": "mlp:32",
+        "linear_part": "learned",
+        "init": "random",
+        "algorithm": "treestrap-ab",
+        "feature_set": "bitboard",
+        "objective": "soft-cross-entropy",
+        "games": 1000,
+        "depth": 3,
+        "clock": None,
+        "nodes": None,
+        "node_value": "quiescence",
+        "replay_steps": 8,
+        "batch_size": 128,
+        "max_plies": 200,
+        "checkpoint_every": 50,
+    },
 }
