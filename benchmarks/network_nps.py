@@ -151,9 +151,7 @@ def main() -> None:
         for name, ev in evaluators.items():
             rate, nodes = best_rate(run, ev, depth, args.repeats)
             peer = peer or rate
-            print(
-                f"  {name:40s} {rate:10.0f} nps {nodes:10d} nodes  {rate / peer:5.2f} x learned"
-            )
+            print(f"  {name:40s} {rate:10.0f} nps {nodes:10d} nodes  {rate / peer:5.2f} x learned")
     print("aims: the MLP with the accumulator at >= 0.50 x linear meep; a network to")
     print("replace the learned weights at >= 0.60 x learned in the tournament search")
 

@@ -228,4 +228,3 @@ def test_a_hybrid_run_keeps_its_linear_part_and_learns_the_network(tmp_path: Pat
     assert np.array_equal(resumed.linear, model.linear)
     assert _train([*argv, "--actors", "2", "--out", str(tmp_path / "two")]) == 2
     assert not (tmp_path / "two").exists()
-
