@@ -255,6 +255,7 @@ LINEAR_CONFIG_KEYS = [
 NETWORK_CONFIG_KEYS = [
     *LINEAR_CONFIG_KEYS,
     "model",
+    "linear_part",
     "replay_size",
     "batch_size",
     "tree_nodes",

@@ -1,14 +1,16 @@
-"""Ship a training run's final weights as the package's ``learned`` preset.
+"""Ship a training run's final weights as the package's ``learned`` preset (or, with
+``--preset learned-net``, a network run's as ``learned-net``).
 
     python tools/ship_learned.py RUN_DIR --command "treestrap train ..." \
         --note "match: ..." [--commit REV] [--checkpoint GAMES] [--after FIRST_RUN]
 
-writes ``src/treestrap/evaluation/data/learned.npz``: the run's weights with their
+writes ``src/treestrap/evaluation/data/learned.npz`` (``learned-net.npz``): the weights with their
 provenance in the metadata (the command that reproduces them, games, CPU time, the
 commit of the code that trained them, the date, and a free note such as a match
 result), which ``treestrap weights show`` prints. ``--after FIRST_RUN`` names the run
 whose final weights RUN_DIR started from (``--init``): games and CPU time are then the
-two runs' sums, and the start is the first run's.
+two runs' sums, and the start is the first run's. A hybrid network's metadata adds its
+linear part's provenance (the ``learned`` preset's games and CPU hours count in).
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import datetime
 import subprocess
 from pathlib import Path
 
-from treestrap.evaluation.presets import LEARNED
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.preset_names import LEARNED, SHIPPED_PRESETS
+from treestrap.evaluation.presets import SHIPPED_FILES, preset_model
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.evaluation.weights import save_weights
 from treestrap.training.curve import cpu_seconds_by_game
 from treestrap.training.run import saved_config
 
-OUT = Path(__file__).resolve().parents[1] / "src/treestrap/evaluation/data/learned.npz"
+DATA = Path(__file__).resolve().parents[1] / "src/treestrap/evaluation/data"
 
 
 def opponent_name(run: Path, opponent: str) -> str:
@@ -51,6 +54,7 @@ def main() -> None:
     parser.add_argument(
         "--after", type=Path, metavar="FIRST_RUN", help="the run this one continued (--init)"
     )
+    parser.add_argument("--preset", choices=SHIPPED_PRESETS, default=LEARNED)
     args = parser.parse_args()
     source = (
         args.run / "checkpoints" / f"game-{args.checkpoint:06d}.npz"
@@ -71,8 +75,8 @@ def main() -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", args.commit], capture_output=True, text=True, check=True
     ).stdout.strip()
-    model.metadata = {
-        "preset": LEARNED,
+    metadata = {
+        "preset": args.preset,
         "algorithm": config.algorithm,
         "games": games,
         "cpu_hours": round(cpu / 3600, 2),
@@ -87,8 +91,28 @@ def main() -> None:
         "opponent": opponent,
         "note": args.note,
     }
-    save_weights(model, OUT)
-    print(f"wrote {OUT.name}: {games} games, {cpu / 3600:.2f} CPU hours, commit {commit}")
+    if isinstance(model, NetworkModel):
+        metadata["network"] = (
+            f"{config.model}, {config.objective}, replay {config.replay_size}, batch "
+            f"{config.batch_size}, {config.replay_steps} steps a search, momentum {config.momentum}"
+        )
+        metadata["step"] = f"sgd {config.step_size or 0.01}"
+        metadata["node_values"] = config.node_value  # (--freeze is for linear weights)
+        if config.linear_part is not None:
+            metadata["init"] = f"random, output layer zero (seed {start.seed})"
+        if config.linear_part is not None:
+            base = preset_model(config.linear_part).metadata
+            metadata["linear_part"] = (
+                f"{config.linear_part}: {base.get('games')} games, {base.get('cpu_hours')} "
+                f"CPU hours ({base.get('command', 'fixed weights')})"
+            )
+            metadata["cpu_hours_with_linear_part"] = round(
+                cpu / 3600 + float(base.get("cpu_hours", 0.0)), 2
+            )
+    model.metadata = metadata
+    out = DATA / SHIPPED_FILES[args.preset]
+    model.save(out)
+    print(f"wrote {out.name}: {games} games, {cpu / 3600:.2f} CPU hours, commit {commit}")
 
 
 if __name__ == "__main__":

@@ -123,7 +123,8 @@ def _network_run(args: argparse.Namespace) -> bool | str:
             return model_kind(saved_config(Path(args.resume), 0).model) == NETWORK
         except (OSError, ValueError):
             return False  # the run itself says what is wrong with it
-    if args.model is None or model_kind(args.model) == LINEAR:
+    model = args.model or PRESETS.get(args.preset or "", {}).get("model")
+    if model is None or model_kind(model) == LINEAR:
         given = [
             option.flag
             for option in NETWORK_OPTIONS
@@ -175,7 +176,9 @@ def run_train(args: argparse.Namespace) -> int:
     else:
         config = TrainConfig()
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = args.model.replace(":", "") if network else args.algorithm or config.algorithm
+        preset = PRESETS.get(args.preset or "", {})
+        model = args.model or preset.get("model", "linear")
+        name = model.replace(":", "") if network else args.algorithm or config.algorithm
         run_dir = args.out or f"runs/{name}-{stamp}"
         print(f"run directory: {run_dir}")
         if args.preset:
@@ -185,14 +188,19 @@ def run_train(args: argparse.Namespace) -> int:
             for option in FLAGGED_OPTIONS
             if getattr(args, option.name) is not None
         }
-        if network:  # what a network run is unless told otherwise
+        if network:  # what a network run is unless told otherwise (or its preset)
             for field, value in NETWORK_DEFAULTS.items():
-                overrides.setdefault(field, value)
+                if field not in preset:
+                    overrides.setdefault(field, value)
         if "freeze" in overrides:
             overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
         if "nodes" in overrides or "clock" in overrides:
             overrides.setdefault("depth", None)
         config = dataclasses.replace(config, **overrides)
+    if config.linear_part is not None and (args.actors > 1 or args.backend != "local"):
+        # Actors ship samples without the linear parts a hybrid's learner needs.
+        print("error: a hybrid network (--linear-part) trains in one process", file=sys.stderr)
+        return 2
     bar = tqdm(total=config.games or None, unit="game", dynamic_ncols=True)
 
     def on_game(summary, state) -> None:  # type: ignore[no-untyped-def]

@@ -50,12 +50,15 @@ def add_parser(sub: Any) -> None:
     show.set_defaults(func=run_show)
     preset = wsub.add_parser(
         "preset",
-        help="write the hand-set, the learned or a random weight file",
+        help="write the hand-set, the learned, the learned-net or a random weight file",
         description="Write a preset weight file: the hand-set baseline (textbook values, "
         "pawn = 100), the shipped learned weights (TreeStrap from random weights by "
-        "self-play; their provenance is in the metadata) or small random weights.",
+        "self-play; their provenance is in the metadata), the shipped learned-net network "
+        "(a hybrid of an MLP and the learned weights) or small random weights.",
     )
-    preset.add_argument("name", choices=["hand-set", "learned", "random"], help="which preset")
+    preset.add_argument(
+        "name", choices=["hand-set", "learned", "random", "learned-net"], help="which preset"
+    )
     preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
     preset.add_argument(
         "--feature-set", choices=["meep", "bitboard"], default="meep", help="(default meep)"
@@ -91,7 +94,12 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_preset(args: argparse.Namespace) -> int:
-    from treestrap.evaluation.presets import hand_set_model, learned_model, random_model
+    from treestrap.evaluation.presets import (
+        hand_set_model,
+        learned_model,
+        learned_net_model,
+        random_model,
+    )
     from treestrap.evaluation.weights import save_weights
 
     if args.name != "random" and args.seed is not None:
@@ -104,6 +112,18 @@ def run_preset(args: argparse.Namespace) -> int:
             print("error: the learned preset is for the meep feature set", file=sys.stderr)
             return 2
         model = learned_model()
+    elif args.name == "learned-net":
+        if args.feature_set != "meep":
+            print("error: the learned-net preset is a network with meep weights", file=sys.stderr)
+            return 2
+        net = learned_net_model()
+        try:
+            net.save(args.out)
+        except OSError as exc:
+            print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"wrote learned-net ({net.describe()} network) to {args.out}")
+        return 0
     else:
         model = random_model(args.feature_set, seed=args.seed or 0)
     try:

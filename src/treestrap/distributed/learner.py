@@ -288,6 +288,10 @@ def train_distributed(
     if isinstance(backend, str):
         backend = make_backend(backend, actors, address)  # Ray missing: before any write
     opened = open_run(config, run_dir, resume)
+    if opened.config.linear_part is not None:
+        opened.close()
+        # Actors ship samples without the linear parts a hybrid's learner needs.
+        raise ValueError("a hybrid network (--linear-part) trains in one process: --actors 1")
     try:
         return run_learner(opened, backend, on_game, time_limit, publish_every, stats)
     finally:

@@ -41,6 +41,7 @@ from treestrap.core.notation import (
 from treestrap.core.position import MAX_HISTORY, Position, current_key
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
 from treestrap.evaluation import presets
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import DEFAULT_PRESET, PRESET_NAMES
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weight_file_format import WeightFileError
@@ -194,7 +195,7 @@ def format_info(info: SearchInfo) -> str:
     return line
 
 
-def preset_model(name: str) -> LinearModel:
+def preset_model(name: str) -> LinearModel | NetworkModel:
     return presets.preset_model(name, seed=RANDOM_PRESET_SEED)
 
 
@@ -204,7 +205,7 @@ class UciEngine:
     def __init__(
         self,
         out: TextIO,
-        model: LinearModel | None = None,
+        model: LinearModel | NetworkModel | None = None,
         weights_path: str = "",
         err: TextIO | None = None,
     ) -> None:
@@ -425,7 +426,7 @@ class UciEngine:
             raise UciError(f"setoption {name}: must be in {lo}..{hi}, got {v}")
         return v
 
-    def _set_model(self, model: LinearModel) -> None:
+    def _set_model(self, model: LinearModel | NetworkModel) -> None:
         self._finish_search()
         self.model = model
         self.engine.evaluator = model.evaluator()

@@ -13,7 +13,9 @@ Kinds:
              ``z_win - z_loss`` mapped to a score by :mod:`treestrap.evaluation.outcome`.
              ``weights`` is the packed network of :mod:`treestrap.evaluation.network`
              (parameters and first-layer accumulators, kept up to date lazily, so
-             searches need no hook in make/unmake).
+             searches need no hook in make/unmake). A hybrid network also packs a
+             linear part (theta over another feature set, e.g. meep) whose score is
+             added to the network's: the network learns what the linear weights miss.
 
 Scores are floats from the side to move's point of view and are not clipped here
 (searches clip to +-9900).
@@ -27,14 +29,14 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.position import Position
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, white_relative_sign
 from treestrap.evaluation.feature_sets.bitboard import FEATURE_SET as BITBOARD
-from treestrap.evaluation.feature_sets.bitboard import white_relative_sign
 from treestrap.evaluation.feature_sets.dispatch import (
     MAX_ACTIVE,
     extract_features,
     feature_gradient,
 )
-from treestrap.evaluation.network import network_value
+from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
 
 LINEAR = 0
@@ -42,6 +44,9 @@ NETWORK = 1
 
 #: Most sparse pairs one :func:`evaluate_gradient` leaves in an evaluator's scratch.
 MAX_GRADIENT_PAIRS = MAX_ACTIVE
+#: The index of the extra pair a hybrid network records after its inputs: its value is
+#: the linear part's score (side to move), which learners keep fixed under the network.
+LINEAR_PART_INPUT = BITBOARD_SIZE
 
 
 class Evaluator(NamedTuple):
@@ -76,6 +81,21 @@ def _network_score(pos: Position, ev: Evaluator) -> float:
 
 
 @njit
+def _linear_part(pos: Position, ev: Evaluator) -> float:
+    """A hybrid network's linear score for the side to move (0 for a plain network);
+    uses the scratch pairs."""
+    w = ev.weights
+    offset = int(w[H_LINEAR])
+    if offset == 0:
+        return 0.0
+    n = feature_gradient(pos, int(w[H_LINEAR_SET]), ev.idx, ev.val)
+    score = 0.0
+    for i in range(n):
+        score += w[offset + ev.idx[i]] * ev.val[i]
+    return score
+
+
+@njit
 def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
     """Score of ``pos`` for the side to move, leaving sparse pairs in
     ``ev.idx[:n]``/``ev.val[:n]``; returns ``(score, n)``.
@@ -83,10 +103,16 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
     For a linear model the pairs are the gradient with respect to the weights
     (``sign * phi(s)``). For a network they are its input ``phi(s)`` (the bitboard
     indicators, unsigned): the gradient with respect to its parameters is taken from
-    that input by the learner's own autodiff."""
+    that input by the learner's own autodiff; a hybrid adds one pair
+    (:data:`LINEAR_PART_INPUT`, its linear part's score)."""
     if ev.kind == NETWORK:
+        linear = _linear_part(pos, ev)
         n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
-        return _network_score(pos, ev), n
+        if ev.weights[H_LINEAR] != 0:
+            ev.idx[n] = LINEAR_PART_INPUT
+            ev.val[n] = linear
+            n += 1
+        return _network_score(pos, ev) + linear, n
     n = feature_gradient(pos, ev.feature_set, ev.idx, ev.val)
     w = ev.weights
     score = 0.0
@@ -99,5 +125,5 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
 def evaluate(pos: Position, ev: Evaluator) -> float:
     """Score of ``pos`` for the side to move (what searches call)."""
     if ev.kind == NETWORK:
-        return _network_score(pos, ev)
+        return _network_score(pos, ev) + _linear_part(pos, ev)
     return evaluate_gradient(pos, ev)[0]

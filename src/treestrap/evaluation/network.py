@@ -21,6 +21,9 @@ accumulators   ``ACC_SLOTS`` rows of ``size0`` (one per ply modulo ``ACC_SLOTS``
 mailbox        64 slots of scratch: piece codes while walking back through moves
 diffs          ``DIFF_WIDTH`` slots per ply: the inputs a move switched on (+) or off (-)
 tags           ``ACC_SLOTS`` slots read as uint64: the Zobrist key each row belongs to
+linear part    optional: the weights theta of a linear evaluation over another feature
+               set, added to the network's score (a hybrid: see
+               :mod:`treestrap.evaluation.model`)
 =============  =====================================================================
 
 The accumulator. Layer 0's pre-activation ``b0 + sum of the columns of the active
@@ -69,7 +72,9 @@ H_DIFFS = 6  # offset of the per-ply move differences
 H_TAGS = 7  # offset of the row tags
 H_SIZES = 8  # the layer sizes, one slot each
 MAX_LAYERS = 8
-HEADER = H_SIZES + MAX_LAYERS
+H_LINEAR = H_SIZES + MAX_LAYERS  # offset of a linear part's weights; 0: none
+H_LINEAR_SET = H_LINEAR + 1  # the linear part's feature set id
+HEADER = H_LINEAR_SET + 1
 
 #: Accumulator rows, indexed by ply modulo this: more than any search's depth (MAX_PLY
 #: is 96), a power of two so the index is a mask.
@@ -113,8 +118,15 @@ def check_sizes(sizes: list[int]) -> None:
         )
 
 
-def pack_network(params: np.ndarray, sizes: list[int], incremental: bool = True) -> np.ndarray:
-    """The one array compiled code evaluates (layout in the module docstring)."""
+def pack_network(
+    params: np.ndarray,
+    sizes: list[int],
+    incremental: bool = True,
+    linear: np.ndarray | None = None,
+    linear_set: int = -1,
+) -> np.ndarray:
+    """The one array compiled code evaluates (layout in the module docstring);
+    ``linear``: the weights of a linear part over feature set id ``linear_set``."""
     check_sizes(sizes)
     n_params = parameter_count(BITBOARD_SIZE, sizes)
     if params.shape != (n_params,):
@@ -124,7 +136,15 @@ def pack_network(params: np.ndarray, sizes: list[int], incremental: bool = True)
     mailbox = acc + ACC_SLOTS * sizes[0] + 2 * width
     diffs = mailbox + 64
     tags = diffs + ACC_SLOTS * DIFF_WIDTH
-    buf = np.zeros(tags + ACC_SLOTS, dtype=np.float64)
+    end = tags + ACC_SLOTS
+    extra = 0 if linear is None else linear.size
+    buf = np.zeros(end + extra, dtype=np.float64)
+    if linear is not None:
+        if linear_set < 0:
+            raise ValueError("a linear part needs its feature set")
+        buf[H_LINEAR] = end
+        buf[H_LINEAR_SET] = linear_set
+        buf[end:] = linear
     buf[H_LAYERS] = len(sizes)
     buf[H_INPUTS] = BITBOARD_SIZE
     buf[H_INCREMENTAL] = 1.0 if incremental else 0.0

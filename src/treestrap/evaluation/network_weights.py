@@ -10,10 +10,13 @@ A network weight file is a weight file of :mod:`treestrap.evaluation.weight_file
 
 ``weights`` is the flat parameter vector of :mod:`treestrap.evaluation.network` (layer 0
 as ``W0[769, size0]`` then ``b0``, each further layer ``Wk[size_k, size_k-1]`` then
-``bk``). :func:`treestrap.evaluation.weight_files.load_weights` reads these files as it
-reads linear ones, so ``treestrap uci --weights`` and tournament players take either
-kind. Files are written by code only: :func:`treestrap.supervised.convert.convert_network`
-from a supervised checkpoint.
+``bk``). A hybrid network's file adds ``"linear": {"feature_set": "meep", "layout_hash":
+"...", "size": N}`` and its ``weights`` end with those N linear weights, whose score
+is added to the network's. :func:`treestrap.evaluation.weight_files.load_weights` reads
+these files as it reads linear ones, so ``treestrap uci --weights`` and tournament
+players take either kind. Files are written by code only:
+:func:`treestrap.supervised.convert.convert_network` from a supervised checkpoint, and
+training runs.
 """
 
 from __future__ import annotations
@@ -61,8 +64,20 @@ class NetworkModel:
     sizes: list[int]
     weights: np.ndarray
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: A hybrid's linear part: weights over ``linear_set`` added to the network's score
+    #: (kept as they are by network learning).
+    linear: np.ndarray | None = None
+    linear_set: str = "meep"
 
     def __post_init__(self) -> None:
+        if self.linear is not None:
+            self.linear = np.asarray(self.linear, dtype=np.float64).reshape(-1)
+            size = self.linear_feature_set.size
+            if self.linear.shape != (size,):
+                raise ValueError(
+                    f"{self.linear.size} linear weights do not fit feature set "
+                    f"{self.linear_set!r} ({size})"
+                )
         self.sizes = [int(s) for s in self.sizes]
         check_sizes(self.sizes)
         fs = self.feature_set
@@ -79,15 +94,21 @@ class NetworkModel:
     def feature_set(self) -> FeatureSet:
         return get_feature_set("bitboard")
 
+    @property
+    def linear_feature_set(self) -> FeatureSet:
+        return get_feature_set(self.linear_set)
+
     def describe(self) -> str:
-        """``logreg`` or ``mlp 20`` (hidden sizes)."""
+        """``logreg`` or ``mlp 20`` (hidden sizes), with ``+ linear meep`` for a hybrid."""
         hidden = self.sizes[:-1]
-        return "mlp " + ",".join(map(str, hidden)) if hidden else "logreg"
+        text = "mlp " + ",".join(map(str, hidden)) if hidden else "logreg"
+        return text if self.linear is None else f"{text} + linear {self.linear_set}"
 
     def evaluator(self, incremental: bool = True) -> Evaluator:
         """The compiled-code view, with its own accumulators; ``incremental=False``
         recomputes the first layer at every evaluation (for benchmarks and checks)."""
-        buf = pack_network(self.weights, self.sizes, incremental)
+        linear_set = -1 if self.linear is None else self.linear_feature_set.id
+        buf = pack_network(self.weights, self.sizes, incremental, self.linear, linear_set)
         return make_evaluator(self.feature_set.id, buf, NETWORK_KIND)
 
     def evaluate(self, pos: Position) -> float:
@@ -115,7 +136,17 @@ def save_network(model: NetworkModel, path: str | Path) -> None:
         "shape": list(model.weights.shape),
         "metadata": model.metadata,
     }
-    write_weight_file(path, model.weights, meta)
+    weights = model.weights
+    if model.linear is not None:
+        linear_fs = model.linear_feature_set
+        meta["linear"] = {
+            "feature_set": linear_fs.name,
+            "layout_hash": linear_fs.layout_hash,
+            "size": linear_fs.size,
+        }
+        weights = np.concatenate([model.weights, model.linear])
+        meta["shape"] = [weights.size]
+    write_weight_file(path, weights, meta)
 
 
 def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> NetworkModel:
@@ -142,8 +173,24 @@ def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> 
     metadata = meta.get("metadata", {})
     if not isinstance(metadata, dict):
         raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    linear, linear_set = None, "meep"
+    part = meta.get("linear")
+    if part is not None:
+        try:
+            linear_fs = get_feature_set(str(part["feature_set"]))
+            size = int(part["size"])
+        except (KeyError, TypeError, ValueError):
+            raise WeightFileError(f"{path}: bad linear part {part!r:.80}") from None
+        if part.get("layout_hash") != linear_fs.layout_hash or size != linear_fs.size:
+            raise WeightFileError(
+                f"{path}: a linear part on feature set {linear_fs.name!r} of another "
+                f"layout (hash {part.get('layout_hash')}, this build {linear_fs.layout_hash})"
+            )
+        if size >= weights.size:
+            raise WeightFileError(f"{path}: {weights.size} weights hold no network")
+        weights, linear, linear_set = weights[:-size], weights[-size:], linear_fs.name
     try:
-        return NetworkModel(layers, weights, metadata)
+        return NetworkModel(layers, weights, metadata, linear, linear_set)
     except ValueError as exc:
         raise WeightFileError(f"{path}: {exc}") from None
 
@@ -158,6 +205,11 @@ def describe_network(model: NetworkModel) -> str:
         f"parameters: {w.size}  mean {w.mean():+.4f}  std {w.std():.4f}  "
         f"min {w.min():+.4f}  max {w.max():+.4f}",
     ]
+    if model.linear is not None:
+        lines.append(
+            f"linear part: {model.linear.size} weights on {model.linear_set}, added to the "
+            "network's score (kept fixed by network learning)"
+        )
     lines += [f"{key}: {value}" for key, value in sorted(model.metadata.items())]
     return "\n".join(lines)
 

@@ -5,7 +5,12 @@ specs and the UCI engine read them from here (the weights themselves are
 from __future__ import annotations
 
 HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM)
+#: The shipped network: a hybrid of an MLP on the bitboard inputs and the learned
+#: linear weights (docs/networks.md).
+LEARNED_NET = "learned-net"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET)
+#: The presets whose weights are shipped files (with their provenance).
+SHIPPED_PRESETS = (LEARNED, LEARNED_NET)
 
 #: The preset an engine or a player gets when none is named: the strongest measured.
 #: The shipped learned weights scored +127 Elo [+81, +177] against hand-set (200 games

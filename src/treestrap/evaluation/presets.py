@@ -14,7 +14,8 @@ from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.feature_sets import meep as M
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.feature_sets.feature_set import FeatureSet
-from treestrap.evaluation.preset_names import HAND_SET, LEARNED, PRESET_NAMES, RANDOM
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.preset_names import HAND_SET, LEARNED, LEARNED_NET, PRESET_NAMES, RANDOM
 from treestrap.evaluation.weights import LinearModel
 
 #: Classical piece values (pawn, knight, bishop, rook, queen), in centipawns.
@@ -122,29 +123,47 @@ def random_model(
     return LinearModel(fs, weights, {"preset": "random", "seed": seed, "scale": scale})
 
 
-#: The shipped learned weights: the best TreeStrap run so far, from random weights by
-#: self-play; how they were made is in the file's metadata (``treestrap weights show``).
-LEARNED_FILE = "learned.npz"
+#: The shipped weights, each a file in the package's data with how it was made in its
+#: metadata (``treestrap weights show``): ``learned``, the best TreeStrap run of linear
+#: weights from random ones; ``learned-net``, the best network.
+SHIPPED_FILES = {LEARNED: "learned.npz", LEARNED_NET: "learned-net.npz"}
+LEARNED_FILE = SHIPPED_FILES[LEARNED]
 
 
-def learned_model() -> LinearModel:
-    """The learned preset, loaded (and checked) from the package's data."""
+def _shipped(name: str) -> LinearModel | NetworkModel:
+    """A shipped preset, loaded (and checked) from the package's data."""
     from importlib.resources import as_file, files
 
     from treestrap.evaluation.weight_files import load_weights
 
-    with as_file(files("treestrap.evaluation.data") / LEARNED_FILE) as path:
+    with as_file(files("treestrap.evaluation.data") / SHIPPED_FILES[name]) as path:
         model = load_weights(path)
-    model.metadata = {**model.metadata, "preset": LEARNED}
+    model.metadata = {**model.metadata, "preset": name}
     return model
 
 
-def preset_model(name: str, seed: int = 0) -> LinearModel:
+def learned_model() -> LinearModel:
+    """The learned preset (linear meep weights)."""
+    model = _shipped(LEARNED)
+    assert isinstance(model, LinearModel)
+    return model
+
+
+def learned_net_model() -> NetworkModel:
+    """The learned-net preset (a hybrid network)."""
+    model = _shipped(LEARNED_NET)
+    assert isinstance(model, NetworkModel)
+    return model
+
+
+def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel:
     """A preset by name (``random`` uses ``seed``); ``ValueError`` lists the names."""
     if name == HAND_SET:
         return hand_set_model()
     if name == LEARNED:
         return learned_model()
+    if name == LEARNED_NET:
+        return learned_net_model()
     if name == RANDOM:
         return random_model(seed=seed)
     raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")

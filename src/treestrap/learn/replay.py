@@ -28,6 +28,11 @@ Serban does, with each node's bounds (``lower == upper`` in a minimax tree; a ta
 walk's nodes have the bounds of their entries) and the input pairs the network
 evaluator recorded for it.
 
+Hybrids. A hybrid network's score adds a linear part that network learning keeps fixed;
+each position is stored with that part as a logit ``offset`` (white's frame, negated
+by a flip), and the objective sees ``z = offset + z_net``, so the network learns what
+the linear part leaves over. Plain networks have offset 0.
+
 Resuming. :meth:`ReplayTrainer.state` gives the replay ring (inputs bit-packed), the
 torch parameters and the optimizer's momentum as arrays, and
 :meth:`ReplayTrainer.load_state` puts them back, so that a resumed run continues
@@ -44,9 +49,9 @@ import numpy as np
 
 from treestrap.evaluation.colour_flip import flip_bitboard
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
-from treestrap.evaluation.model import Evaluator
+from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
-from treestrap.evaluation.outcome import white_win_probability
+from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
 from treestrap.learn.optimizer import Optimizer
 from treestrap.search.tree import TERMINAL, SearchTree, node_gradient, tree_size
 
@@ -60,6 +65,7 @@ class ReplaySet:
     inputs: np.ndarray = field(init=False)
     lower: np.ndarray = field(init=False)
     upper: np.ndarray = field(init=False)
+    offset: np.ndarray = field(init=False)  # a hybrid's linear part, as a white logit
     size: int = 0
     next: int = 0
 
@@ -69,16 +75,24 @@ class ReplaySet:
         self.inputs = np.zeros((self.capacity, BITBOARD_SIZE), dtype=np.uint8)
         self.lower = np.zeros(self.capacity, dtype=np.float64)
         self.upper = np.zeros(self.capacity, dtype=np.float64)
+        self.offset = np.zeros(self.capacity, dtype=np.float64)
 
     @property
     def targets(self) -> np.ndarray:
         """The targets ``V`` of positions added with exact values (their lower bounds)."""
         return self.lower
 
-    def add(self, inputs: np.ndarray, values: np.ndarray, upper: np.ndarray | None = None) -> None:
+    def add(
+        self,
+        inputs: np.ndarray,
+        values: np.ndarray,
+        upper: np.ndarray | None = None,
+        linear: np.ndarray | None = None,
+    ) -> None:
         """Add positions (``bitboard`` rows) with their side-to-move search values (or,
         with ``upper``, lower and upper bounds on them, infinite where unknown), each
-        also colour-flipped."""
+        also colour-flipped; ``linear``: a hybrid's linear part, side-to-move
+        centipawns."""
         inputs = np.asarray(inputs, dtype=np.uint8)
         white = inputs[:, SIDE_TO_MOVE] == 1
         lo = white_win_probability(np.asarray(values, dtype=np.float64), white)
@@ -86,24 +100,37 @@ class ReplaySet:
         if upper is not None:
             hi = white_win_probability(np.asarray(upper, dtype=np.float64), white)
             lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)  # black to move: swapped
-        self._put(inputs, lo, hi)
-        self._put(flip_bitboard(inputs), 1.0 - hi, 1.0 - lo)
+        offset = np.zeros(len(inputs))
+        if linear is not None:
+            offset = np.where(white, 1.0, -1.0) * np.asarray(linear) / CENTIPAWNS_PER_LOGIT
+        self._put(inputs, lo, hi, offset)
+        self._put(flip_bitboard(inputs), 1.0 - hi, 1.0 - lo, -offset)
 
-    def _put(self, inputs: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
-        for row, lo, hi in zip(inputs, lower, upper, strict=True):
+    def _put(
+        self, inputs: np.ndarray, lower: np.ndarray, upper: np.ndarray, offset: np.ndarray
+    ) -> None:
+        for row, lo, hi, off in zip(inputs, lower, upper, offset, strict=True):
             self.inputs[self.next] = row
             self.lower[self.next] = lo
             self.upper[self.next] = hi
+            self.offset[self.next] = off
             self.next = (self.next + 1) % self.capacity
             self.size = min(self.size + 1, self.capacity)
 
     def sample(self, m: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A mini-batch of ``m`` positions drawn uniformly (with replacement):
         float32 inputs and float64 lower and upper bounds on their targets."""
+        return self.sample_with_offsets(m, rng)[:3]
+
+    def sample_with_offsets(
+        self, m: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`sample` with the positions' logit offsets (a hybrid's linear part)."""
         if self.size == 0:
             raise ValueError("the replay set is empty")
         rows = rng.integers(0, self.size, m)
-        return self.inputs[rows].astype(np.float32), self.lower[rows], self.upper[rows]
+        x = self.inputs[rows].astype(np.float32)
+        return x, self.lower[rows], self.upper[rows], self.offset[rows]
 
     def state(self) -> dict[str, np.ndarray]:
         """The filled part of the ring as arrays (inputs packed 8 to a byte)."""
@@ -112,6 +139,7 @@ class ReplaySet:
             "replay_inputs": np.packbits(self.inputs[:n], axis=1),
             "replay_lower": self.lower[:n].copy(),
             "replay_upper": self.upper[:n].copy(),
+            "replay_offset": self.offset[:n].copy(),
             "replay_ring": np.array([self.size, self.next], dtype=np.int64),
         }
 
@@ -128,6 +156,9 @@ class ReplaySet:
         self.lower[:size] = state["replay_lower"]
         self.upper[:size] = state["replay_upper"]
         self.lower[size:] = self.upper[size:] = 0.0
+        # States saved before hybrids existed hold no offsets: theirs were all 0.
+        self.offset[:size] = state.get("replay_offset", np.zeros(size))
+        self.offset[size:] = 0.0
         self.size, self.next = size, nxt
 
 
@@ -139,7 +170,8 @@ def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     out = np.zeros((len(nodes), BITBOARD_SIZE), dtype=np.uint8)
     for r, i in enumerate(nodes):
         idx, val = node_gradient(tree, int(i))
-        out[r, idx] = np.abs(val).astype(np.uint8)
+        inputs = idx < BITBOARD_SIZE  # a hybrid's linear part is not an input
+        out[r, idx[inputs]] = np.abs(val[inputs]).astype(np.uint8)
     return out
 
 
@@ -147,15 +179,35 @@ def leaf_sign(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     """-1 for the ``nodes`` recorded through a quiescence leaf an odd number of plies
     below them (their input pairs are signed -1: the leaf's side to move is the other
     one), +1 for the rest."""
-    starts = tree.feat_start
-    return np.array(
-        [-1.0 if tree.feat_val[starts[i] : starts[i + 1]].sum() < 0 else 1.0 for i in nodes]
-    )
+    signs = np.ones(len(nodes))
+    for r, i in enumerate(nodes):
+        idx, val = node_gradient(tree, int(i))
+        if val[idx < BITBOARD_SIZE].sum() < 0:
+            signs[r] = -1.0
+    return signs
+
+
+def linear_parts(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
+    """A hybrid network's linear part at each of ``nodes`` (the value of its
+    :data:`~treestrap.evaluation.model.LINEAR_PART_INPUT` pair, in the node's frame:
+    signed as the node's other pairs); 0 for a plain network's nodes."""
+    out = np.zeros(len(nodes))
+    for r, i in enumerate(nodes):
+        idx, val = node_gradient(tree, int(i))
+        out[r] = val[idx == LINEAR_PART_INPUT].sum()
+    return out
 
 
 def tree_samples(
     tree: SearchTree, k: int, leaves: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`hybrid_tree_samples` without the linear parts (a plain network's)."""
+    return hybrid_tree_samples(tree, k, leaves)[:3]
+
+
+def hybrid_tree_samples(
+    tree: SearchTree, k: int, leaves: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The first ``k`` nodes of ``tree`` by increasing ply, as replay samples: their
     ``bitboard`` rows (uint8) and the side-to-move bounds on their values (``lower ==
     upper`` in a minimax tree; nodes with neither bound finite left out). The tree
@@ -167,7 +219,10 @@ def tree_samples(
     then the node's principal quiescence leaf with the node's bounds, negated (and
     swapped) for a leaf whose side to move is the other one, so that moving the leaf's
     value moves Q(s); nodes flagged ``TERMINAL`` (a mate or draw inside the
-    quiescence search: no leaf's value is theirs) are left out."""
+    quiescence search: no leaf's value is theirs) are left out.
+
+    The fourth array is a hybrid's linear part of each sample (:func:`linear_parts`) in
+    the frame of its bounds (zeros for a plain network)."""
     n = tree_size(tree)
     order = np.argsort(tree.ply[:n], kind="stable")[:k]
     if leaves:
@@ -175,21 +230,22 @@ def tree_samples(
     lower, upper = tree.lower[order], tree.upper[order]
     keep = np.isfinite(lower) | np.isfinite(upper)
     order, lower, upper = order[keep], lower[keep], upper[keep]
+    sign = leaf_sign(tree, order) if leaves else np.ones(len(order))
     if leaves:
-        sign = leaf_sign(tree, order)
         lower, upper = np.where(sign > 0, lower, -upper), np.where(sign > 0, upper, -lower)
     return (
         tree_inputs(tree, order),
         lower.astype(np.float64),
         upper.astype(np.float64),
+        sign * linear_parts(tree, order),
     )
 
 
 def add_tree(replay: ReplaySet, tree: SearchTree, k: int, leaves: bool = False) -> int:
     """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips) with
     their bounds; returns the number of tree nodes added (see :func:`tree_samples`)."""
-    inputs, lower, upper = tree_samples(tree, k, leaves)
-    replay.add(inputs, lower, upper)
+    inputs, lower, upper, linear = hybrid_tree_samples(tree, k, leaves)
+    replay.add(inputs, lower, upper, linear)
     return len(lower)
 
 
@@ -210,10 +266,10 @@ def minibatch_step(
 
     from treestrap.learn.objectives_network import bounded_gradient, bounded_loss
 
-    x, lower, upper = replay.sample(m, rng)
+    x, lower, upper, offset = replay.sample_with_offsets(m, rng)
     scores = model(torch.from_numpy(x))  # type: ignore[operator]
     z = scores[:, 0] - scores[:, 2]
-    z_np = z.detach().double().numpy()
+    z_np = z.detach().double().numpy() + offset
     grad = bounded_gradient(objective, z_np, lower, upper) / m
     optimizer.zero_grad()  # type: ignore[attr-defined]
     z.backward(torch.from_numpy(grad).to(z.dtype))
@@ -288,17 +344,21 @@ class ReplayTrainer:
     def learn_from_tree(self, tree: SearchTree) -> float:
         """Add ``tree``'s first K nodes with their bounds, take the configured steps,
         sync; returns the mean mini-batch loss of the steps."""
-        inputs, lower, upper = tree_samples(tree, self.hyper.nodes, self.hyper.leaves)
-        return self.learn_from_samples(inputs, lower, upper)
+        samples = hybrid_tree_samples(tree, self.hyper.nodes, self.hyper.leaves)
+        return self.learn_from_samples(*samples)
 
     def learn_from_samples(
-        self, inputs: np.ndarray, values: np.ndarray, upper: np.ndarray | None = None
+        self,
+        inputs: np.ndarray,
+        values: np.ndarray,
+        upper: np.ndarray | None = None,
+        linear: np.ndarray | None = None,
     ) -> float:
         """:meth:`learn_from_tree` for one search's samples (:func:`tree_samples`:
-        values, or lower bounds with ``upper``) made elsewhere, as a distributed run's
-        actors ship them: add, step, sync."""
+        values, or lower bounds with ``upper``; a hybrid's ``linear`` parts) made
+        elsewhere, as a distributed run's actors ship them: add, step, sync."""
         h = self.hyper
-        self.replay.add(inputs, values, upper)
+        self.replay.add(inputs, values, upper, linear)
         losses = [
             minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
             for _ in range(h.steps)

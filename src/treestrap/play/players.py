@@ -30,7 +30,13 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from treestrap.evaluation.preset_names import DEFAULT_PRESET, HAND_SET, LEARNED, RANDOM
+from treestrap.evaluation.preset_names import (
+    DEFAULT_PRESET,
+    HAND_SET,
+    LEARNED,
+    LEARNED_NET,
+    RANDOM,
+)
 
 IN_PROCESS, UCI, XBOARD = "in-process", "uci", "xboard"
 #: Our engine with the default preset, by the program's name.
@@ -109,7 +115,7 @@ def _treestrap_uci(what: str, name: str) -> PlayerSpec:
     command = (sys.executable, "-m", "treestrap.cli", "uci")
     if not what:  # no Preset option sent: the engine plays its default preset
         return PlayerSpec(name or f"uci-{TREESTRAP}", UCI, command=command)
-    if what in (HAND_SET, LEARNED, RANDOM):
+    if what in (HAND_SET, LEARNED, LEARNED_NET, RANDOM):
         return PlayerSpec(name or f"uci-{what}", UCI, command=command, options=(("Preset", what),))
     if not Path(what).is_file():
         raise ValueError(f"weight file not found: {what}")
@@ -135,7 +141,7 @@ def parse_player(text: str) -> PlayerSpec:
     kind, sep, rest = spec.partition(":")
     if spec == TREESTRAP:
         return PlayerSpec(name or spec, IN_PROCESS, preset=DEFAULT_PRESET)
-    if spec in (HAND_SET, LEARNED):
+    if spec in (HAND_SET, LEARNED, LEARNED_NET):
         return PlayerSpec(name or spec, IN_PROCESS, preset=spec)
     if kind == RANDOM:
         if sep and not rest.isdigit():

@@ -28,6 +28,7 @@ from treestrap.play.timecontrol import TimeControl
 if TYPE_CHECKING:
     from treestrap.core.position import Position
     from treestrap.engine.engine import Engine
+    from treestrap.evaluation.network_weights import NetworkModel
     from treestrap.evaluation.weights import LinearModel
 
 #: A mate, in centipawns: larger than any threshold anyone would set.
@@ -147,7 +148,7 @@ class EngineProcess:
 _ENGINES: OrderedDict[tuple[object, ...], Engine] = OrderedDict()
 
 
-def load_model(spec: PlayerSpec) -> LinearModel:
+def load_model(spec: PlayerSpec) -> LinearModel | NetworkModel:
     """The weights of an in-process player (``WeightFileError`` if unusable)."""
     from treestrap.evaluation.presets import preset_model
     from treestrap.evaluation.weight_files import load_weights

@@ -8,6 +8,8 @@ loss)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from treestrap.core.makemove import make_move
@@ -49,7 +51,7 @@ class Learner:
         if isinstance(self._model, NetworkModel):
             assert isinstance(self.algorithm, ReplayAlgorithm)
             params = self.algorithm.network_parameters()
-            return NetworkModel(self._sizes, params, dict(self._metadata))
+            return dataclasses.replace(self._model, weights=params, metadata=dict(self._metadata))
         return self._model
 
     def search(self, pos: Position, node_budget: int | None) -> tuple[SearchResult, Step]:

@@ -439,6 +439,19 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         help="'linear' (default), 'logreg' or 'mlp:H' (H hidden tanh units)",
     ),
     TrainOption(
+        "linear_part",
+        str | None,
+        None,
+        doc="a hybrid network: fixed linear weights (a preset name or a linear weight "
+        "file) whose score the network's is added to; the network starts adding nothing "
+        "and learns what they miss",
+        kinds=(NETWORK,),
+        flag="--linear-part",
+        metavar="WEIGHTS",
+        help="a hybrid: add the network to these fixed linear weights ('learned', "
+        "'hand-set' or a weight file); its output layer starts at zero",
+    ),
+    TrainOption(
         "replay_size",
         int,
         100_000,

@@ -46,9 +46,12 @@ from typing import Any
 
 import numpy as np
 
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.evaluation.preset_names import PRESET_NAMES
+from treestrap.evaluation.presets import hand_set_model, preset_model, random_model
 from treestrap.evaluation.weight_files import load_weights
+from treestrap.evaluation.weights import LinearModel
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
@@ -112,7 +115,13 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
     sizes = network_sizes(config.model)
     if config.init == "random":
         params = random_network_parameters(sizes, config.seed, config.init_scale)
-        return NetworkModel(sizes, params)
+        if config.linear_part is None:
+            return NetworkModel(sizes, params)
+        linear = _linear_part(config.linear_part)
+        # The output layer at zero: the hybrid starts as its linear part.
+        params[-(sizes[-2] + 1 if len(sizes) > 1 else BITBOARD_SIZE + 1) :] = 0.0
+        linear_set = linear.feature_set.name
+        return NetworkModel(sizes, params, linear=linear.weights, linear_set=linear_set)
     if config.init == "hand-set":
         raise ValueError(
             "--init hand-set is linear weights; a network starts from 'random' or a network file"
@@ -129,6 +138,20 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
             f"{config.init}: a network of layers {model.sizes} ({_model_spec(model)}), "
             f"not the {config.model} of --model"
         )
+    if config.linear_part is not None:
+        if model.linear is not None:
+            raise ValueError(f"{config.init}: a hybrid already; it keeps its own linear part")
+        linear = _linear_part(config.linear_part)
+        model.linear, model.linear_set = linear.weights, linear.feature_set.name
+        model.__post_init__()
+    return model
+
+
+def _linear_part(spec: str) -> LinearModel:
+    """A hybrid's linear part: a preset by name or a linear weight file."""
+    model = preset_model(spec) if spec in PRESET_NAMES else load_weights(spec)
+    if isinstance(model, NetworkModel):
+        raise ValueError(f"--linear-part {spec}: a network file, not linear weights")
     return model
 
 
