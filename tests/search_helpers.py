@@ -9,7 +9,11 @@ import chess
 from treestrap.core.makemove import make_move
 from treestrap.core.notation import parse_fen
 from treestrap.core.position import Position
-from treestrap.search.tree import SearchTree
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.search.context import new_context
+from treestrap.search.training import TrainingSearch
+from treestrap.search.tree import SearchTree, new_tree
+from treestrap.search.tt_walk import walk_tt
 
 #: Starting points with few captures available, so that exhaustive (unpruned)
 #: quiescence below a depth-3 minimax tree stays small enough to compare with.
@@ -55,3 +59,14 @@ def node_position(root_fen: str, tree: SearchTree, i: int) -> Position:
     for move in reversed(path):
         make_move(pos, move)
     return pos
+
+
+def quiescence_walk(model: NetworkModel, fen: str) -> SearchTree:
+    """The table walk with quiescence leaves (``exact_leaves``) of a depth-2 training
+    search of ``fen`` by ``model``, as a network run with quiescence values records it."""
+    ev = model.evaluator()
+    search = TrainingSearch(tt_bits=14)
+    search.search(parse_fen(fen), ev, 2)
+    tree = new_tree(1 << 14, features_per_node=40)
+    walk_tt(parse_fen(fen), ev, search.tt, tree, search.ctx, 1, new_context(), True)
+    return tree

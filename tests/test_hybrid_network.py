@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from search_helpers import node_position, random_positions
+from search_helpers import node_position, quiescence_walk, random_positions
 
 from treestrap.commands.train import add_parser
 from treestrap.core.makemove import make_move, unmake_move
@@ -40,9 +40,7 @@ from treestrap.learn.replay import (
 from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
-from treestrap.search.training import TrainingSearch
-from treestrap.search.tree import TERMINAL, new_tree, tree_size
-from treestrap.search.tt_walk import walk_tt
+from treestrap.search.tree import TERMINAL, tree_size
 from treestrap.search.value import clip_value
 
 torch.set_num_threads(1)
@@ -103,15 +101,6 @@ def test_the_gradient_pairs_are_the_inputs_and_one_linear_pair() -> None:
         assert score == pytest.approx(float(evaluate(pos, ev)), abs=1e-9)
 
 
-def _walk(model: NetworkModel, fen: str):  # type: ignore[no-untyped-def]
-    ev = model.evaluator()
-    search = TrainingSearch(tt_bits=14)
-    search.search(parse_fen(fen), ev, 2)
-    tree = new_tree(1 << 14, features_per_node=40)
-    walk_tt(parse_fen(fen), ev, search.tt, tree, search.ctx, 1, new_context(), True)
-    return tree
-
-
 def test_samples_carry_the_linear_part_of_each_quiescence_leaf() -> None:
     """Each sample's offset is the linear part at its leaf, for the leaf's side to move;
     with the torch network's score it makes up the node's quiescence value."""
@@ -121,7 +110,7 @@ def test_samples_carry_the_linear_part_of_each_quiescence_leaf() -> None:
     ev = hybrid.evaluator()
     other_side = 0
     for fen in FENS[:3]:
-        tree = _walk(hybrid, fen)
+        tree = quiescence_walk(hybrid, fen)
         n = tree_size(tree)
         nodes = np.array([i for i in range(n) if not tree.flags[i] & TERMINAL])[:40]
         rows = tree_inputs(tree, nodes)
@@ -137,13 +126,14 @@ def test_samples_carry_the_linear_part_of_each_quiescence_leaf() -> None:
             q = quiescence(pos, ev, ctx)
             assert clip_value(sg * (lin + net_value)) == pytest.approx(q, abs=1e-6)
     assert other_side > 0
-    _, lower, _, offsets = hybrid_tree_samples(_walk(hybrid, FENS[0]), 10_000, leaves=True)
+    tree = quiescence_walk(hybrid, FENS[0])
+    _, lower, _, offsets = hybrid_tree_samples(tree, 10_000, leaves=True)
     assert len(offsets) == len(lower) and np.any(offsets != 0)
 
 
 def test_the_replay_set_keeps_offsets_through_flips_and_state() -> None:
     hybrid = _hybrid()
-    tree = _walk(hybrid, FENS[1])
+    tree = quiescence_walk(hybrid, FENS[1])
     inputs, lower, upper, linear = hybrid_tree_samples(tree, 50, leaves=True)
     replay = ReplaySet(1000)
     replay.add(inputs, lower, upper, linear)
@@ -166,7 +156,7 @@ def test_a_minibatch_step_fits_the_network_to_what_the_linear_part_leaves() -> N
     the targets' own entropy moves it); targets away from them move it."""
     rng = np.random.default_rng(0)
     replay = ReplaySet(400)
-    rows = tree_inputs(_walk(_hybrid(), FENS[2]), np.arange(100))
+    rows = tree_inputs(quiescence_walk(_hybrid(), FENS[2]), np.arange(100))
     linear = rng.normal(0, 200, len(rows))
     replay.add(rows, linear, linear.copy(), linear)
     params = random_network_parameters(SIZES, seed=4)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from search_helpers import node_position, random_positions
+from search_helpers import node_position, quiescence_walk, random_positions
 
-from treestrap.core.notation import parse_fen
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
@@ -19,9 +18,7 @@ from treestrap.learn.replay import leaf_sign, tree_inputs, tree_samples
 from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
-from treestrap.search.training import TrainingSearch
-from treestrap.search.tree import TERMINAL, new_tree, tree_size
-from treestrap.search.tt_walk import walk_tt
+from treestrap.search.tree import TERMINAL, tree_size
 from treestrap.search.value import clip_value
 
 torch.set_num_threads(1)
@@ -36,15 +33,6 @@ def _model(scale: float = 8.0) -> NetworkModel:
     return NetworkModel(SIZES, random_network_parameters(SIZES, seed=3, scale=scale))
 
 
-def _walk(model: NetworkModel, fen: str):  # type: ignore[no-untyped-def]
-    ev = model.evaluator()
-    search = TrainingSearch(tt_bits=14)
-    search.search(parse_fen(fen), ev, 2)
-    tree = new_tree(1 << 14, features_per_node=40)
-    walk_tt(parse_fen(fen), ev, search.tt, tree, search.ctx, 1, new_context(), True)
-    return tree
-
-
 def _leaf_scores(model: NetworkModel, rows: np.ndarray) -> np.ndarray:
     """Side-to-move scores of ``bitboard`` rows by the torch copy of ``model``."""
     net = torch_network(model.sizes, model.weights)
@@ -57,7 +45,7 @@ def _leaf_scores(model: NetworkModel, rows: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("fen", FENS[:4])
 def test_every_node_carries_its_quiescence_value_through_its_leaf(fen: str) -> None:
     model = _model()
-    tree = _walk(model, fen)
+    tree = quiescence_walk(model, fen)
     n = tree_size(tree)
     nodes = np.array([i for i in range(n) if not tree.flags[i] & TERMINAL])
     rows = tree_inputs(tree, nodes)
@@ -73,7 +61,7 @@ def test_every_node_carries_its_quiescence_value_through_its_leaf(fen: str) -> N
 def test_samples_put_the_node_bounds_in_the_leaf_frame() -> None:
     model = _model()
     fen = FENS[0]
-    tree = _walk(model, fen)
+    tree = quiescence_walk(model, fen)
     rows, lower, upper = tree_samples(tree, 10_000, leaves=True)
     n = tree_size(tree)
     nodes = np.argsort(tree.ply[:n], kind="stable")
@@ -112,7 +100,7 @@ def test_the_leaf_gradient_is_the_gradient_of_the_quiescence_value() -> None:
     eps = 1e-6
     checked = 0
     for fen in FENS:
-        tree = _walk(model, fen)
+        tree = quiescence_walk(model, fen)
         n = tree_size(tree)
         nodes = np.array([i for i in range(n) if not tree.flags[i] & TERMINAL])
         signs = leaf_sign(tree, nodes)
