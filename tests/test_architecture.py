@@ -16,6 +16,8 @@ LAYERS: dict[str, int] = {
     "core": 0,
     "evaluation": 1,
     "search": 2,
+    # Connect Four's compiled game, solver and features: beside search, on core.jit only
+    "connect4": 2,
     "learn": 3,
     "engine": 3,
     "rating": 4,

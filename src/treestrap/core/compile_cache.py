@@ -4,8 +4,8 @@
 many. Numba invalidates a cached function only when *its own* file changes, not when a
 kernel it inlines from another file does, which after an edit can run stale machine code
 (wrong results or a crash). So the cache lives in a directory named by a hash of every
-source file of the compiled layers (core, evaluation, search): any edit there starts a
-fresh cache, and the newest few versions are kept.
+source file of the compiled layers (core, evaluation, search, connect4): any edit there
+starts a fresh cache, and the newest few versions are kept.
 
 The base directory is the first of these that can be written to:
 
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: The packages whose modules hold compiled kernels.
-COMPILED_LAYERS = ("core", "evaluation", "search")
+COMPILED_LAYERS = ("core", "evaluation", "search", "connect4")
 
 #: Cache versions kept side by side (one per edit of the sources).
 CACHES_KEPT = 4
