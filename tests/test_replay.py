@@ -328,3 +328,30 @@ def test_replay_state_restores_the_ring_and_the_momentum_exactly() -> None:
             t.learn_from_tree(tree)
     assert np.array_equal(network_parameters_of(b.model), network_parameters_of(a.model))
     assert not np.array_equal(network_parameters_of(fresh.model), network_parameters_of(a.model))
+
+
+def test_network_step_decay_and_weight_decay_reach_the_sgd() -> None:
+    """``--step-decay`` sets a network's learning rate game by game as it sets a linear
+    rule's step (halved after tau games), and ``--weight-decay`` pulls parameters towards
+    0: with no data to fit (all lr on decay), a step shrinks every parameter by lr*L2."""
+    import torch
+
+    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+    from treestrap.learn.torch_network import network_parameters_of, torch_network
+
+    sizes = [6, 1]
+    params = random_network_parameters(sizes, seed=5, scale=2.0)
+    hyper = ReplayHyper(lr=0.04, momentum=0.0, weight_decay=0.5, step_decay=10.0)
+    model = NetworkModel(sizes, params)
+    t = ReplayTrainer(torch_network(sizes, params), model.evaluator(), network_parameters_of, hyper)
+    t.set_schedule(1)
+    assert t.optimizer.param_groups[0]["lr"] == 0.04
+    t.set_schedule(11)
+    assert t.optimizer.param_groups[0]["lr"] == 0.02
+    before = [p.detach().clone() for p in t.model.parameters()]
+    t.optimizer.zero_grad()
+    for p in t.model.parameters():
+        p.grad = torch.zeros_like(p)
+    t.optimizer.step()
+    for b, p in zip(before, t.model.parameters(), strict=True):
+        assert torch.allclose(p.detach(), b * (1 - 0.02 * 0.5))

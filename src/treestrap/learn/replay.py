@@ -52,7 +52,7 @@ from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MO
 from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
-from treestrap.learn.optimizer import Optimizer
+from treestrap.learn.optimizer import Optimizer, decay_factor
 from treestrap.search.tree import TERMINAL, SearchTree, node_gradient, tree_size
 
 
@@ -293,6 +293,10 @@ class ReplayHyper:
     lr: float = 0.01
     #: Nesterov momentum (0 = plain SGD).
     momentum: float = 0.9
+    #: L2 weight decay of the SGD (0 = none).
+    weight_decay: float = 0.0
+    #: games after which ``lr`` has halved (``tau / (tau + games)``); 0 = fixed
+    step_decay: float = 0.0
     seed: int = 0
     #: Samples are the nodes' principal quiescence leaves (``--node-value quiescence``).
     leaves: bool = False
@@ -334,8 +338,16 @@ class ReplayTrainer:
             lr=h.lr,
             momentum=h.momentum,
             nesterov=h.momentum > 0,
+            weight_decay=h.weight_decay,
         )
         self.sync()
+
+    def set_schedule(self, game: int) -> None:
+        """The learning rate of game ``game`` (1-based): ``lr`` times the step schedule
+        of the linear rules (:func:`~treestrap.learn.optimizer.decay_factor`)."""
+        lr = self.hyper.lr * decay_factor(game, self.hyper.step_decay)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
 
     def sync(self) -> None:
         """Copy the torch model's parameters into the compiled evaluator."""

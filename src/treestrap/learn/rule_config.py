@@ -45,6 +45,7 @@ class RuleConfig(Protocol):
     tree_nodes: int
     replay_steps: int
     momentum: float
+    weight_decay: float
     node_value: str
 
 
@@ -78,6 +79,8 @@ def make_rule(
             objective=NETWORK_OBJECTIVES[config.objective],
             lr=rule_step_size(config, network=True),
             momentum=config.momentum,
+            weight_decay=config.weight_decay,
+            step_decay=config.step_decay,
             seed=config.seed,
             leaves=config.node_value == "quiescence",
         )

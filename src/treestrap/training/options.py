@@ -372,8 +372,8 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         "step_decay",
         float,
         0.0,
-        doc="the step halves after this many games (``tau / (tau + games)``); 0 = fixed",
-        kinds=(LINEAR,),
+        doc="the step halves after this many games (``tau / (tau + games)``); 0 = fixed; "
+        "a network's learning rate follows the same schedule",
         flag="--step-decay",
         metavar="GAMES",
         help="the step halves after GAMES games (step * GAMES / (GAMES + games played)); "
@@ -498,6 +498,19 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         flag="--momentum",
         help="Nesterov momentum (default 0.9; 0: plain SGD)",
         check=Check(lambda v: 0.0 <= v < 1.0, "momentum must be in [0, 1), got {value}"),
+    ),
+    TrainOption(
+        "weight_decay",
+        float,
+        0.0,
+        doc="Algorithm 7: L2 weight decay of the mini-batch SGD. It pulls every parameter "
+        "towards 0, so a hybrid's network towards adding nothing to its fixed linear part "
+        "(whose score it then only corrects where the replay set keeps asking)",
+        kinds=(NETWORK,),
+        flag="--weight-decay",
+        metavar="L2",
+        help="L2 weight decay of the network's SGD (default 0)",
+        check=Check(lambda v: 0.0 <= v < 1.0, "weight decay must be in [0, 1), got {value}"),
     ),
     TrainOption(
         "replay_steps",

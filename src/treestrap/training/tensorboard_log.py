@@ -70,10 +70,9 @@ def require_tensorboard() -> None:
 
 def game_step_size(config: TrainConfig, game: int) -> float:
     """The step size game ``game`` learned with: the rule's (``--step-size`` or its
-    default) times the decay of ``--step-decay`` (linear runs; a network's is fixed)."""
-    if model_kind(config.model) != LINEAR:
-        return rule_step_size(config, network=True)
-    return rule_step_size(config, network=False) * decay_factor(game, config.step_decay)
+    default) times the decay of ``--step-decay`` (a network's learning rate alike)."""
+    network = model_kind(config.model) != LINEAR
+    return rule_step_size(config, network=network) * decay_factor(game, config.step_decay)
 
 
 def game_scalars(row: Mapping[str, Any], step_size: float) -> dict[str, float]:
