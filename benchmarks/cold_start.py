@@ -5,10 +5,13 @@ with an empty compile cache (cold) and then again with the cache that run left (
     python benchmarks/cold_start.py --preset hand-set
 
 Each run talks to the engine as a GUI does: ``uci``, wait for ``uciok``; ``isready``,
-wait for ``readyok`` (the engine answers it once its kernels are compiled or loaded);
+wait for ``readyok`` (the engine answers it once its kernels are compiled or loaded, or
+after at most ``READY_WAIT`` seconds, src/treestrap/engine/uci.py);
 ``position startpos``, ``go ...``, wait for ``bestmove``; ``quit``. It prints the
 seconds from the start of the process to each answer, and for ``go movetime`` how far
-past the asked time the ``bestmove`` came (measured from the ``go``).
+past the asked time the ``bestmove`` came (measured from the ``go``). A timed ``go``
+that comes before the kernels are compiled is answered by the engine's quick move
+(src/treestrap/engine/quick_move.py); one with no clock (``go depth 1``) waits for them.
 
 The cold run points ``TREESTRAP_CACHE_DIR`` at a new temporary directory (the user's
 own cache is neither read nor touched; ``core/compile_cache.py``), the warm run is a
@@ -98,6 +101,11 @@ def start_up(command: list[str], cache_dir: str, go: str) -> StartUp:
         session.send("position startpos")
         go_sent = session.send(go)
         bestmove = session.wait_for("bestmove")
+        # A timed go may have been answered by a quick move while the kernels were
+        # still compiling; a go with no clock waits for them, so the cache is whole
+        # when the session ends (as after a user's first game) and the warm run is warm.
+        session.send("go depth 1")
+        session.wait_for("bestmove")
     finally:
         session.close()
     return StartUp(uciok, readyok, go_sent, bestmove)

@@ -166,6 +166,10 @@ def start_engine(*args: str) -> UciProcess:
     p.send("uci")
     p.read_until("uciok", TIMEOUT)
     p.ready(READY_TIMEOUT)
+    # A go with no clock waits for the compiled search: after it, no timed go gets a
+    # quick move (src/treestrap/engine/quick_move.py), whatever the compile cache held.
+    p.go("depth 1", READY_TIMEOUT)
+    p.send("ucinewgame")  # and the table as fresh as it was
     return p
 
 

@@ -7,9 +7,14 @@ line written is flushed at once. A bad command never ends the engine: it answers
 ``info string error: ...`` and keeps its state (a malformed ``position`` leaves the
 previous position in place).
 
-The search kernels compile on first use (up to a minute or two with a cold numba
-cache), so a warm-up search runs in the background from startup and the first
-``readyok`` waits for it: a ``go`` after ``isready`` never pays for compilation.
+The search kernels compile on first use (about half a minute with a cold numba cache,
+under a second from a warm one), so a warm-up search runs in the background from
+startup. ``readyok`` waits for it at most :data:`READY_WAIT` seconds (a GUI's ready
+check times out long before half a minute; from a warm cache it is done well within).
+A timed ``go`` that comes before it is done is answered at once by a small search in
+plain Python (:mod:`treestrap.engine.quick_move`), with an ``info string`` that says
+so; a ``go`` with no clock (depth, nodes, infinite, ponder) waits for the compiled
+search.
 
 Beyond the protocol: ``d`` prints the board, its FEN and its Polyglot key; ``bench
 [depth]`` runs :func:`treestrap.engine.bench.run_bench`.
@@ -40,6 +45,7 @@ from treestrap.core.notation import (
 )
 from treestrap.core.position import MAX_HISTORY, Position, current_key
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
+from treestrap.engine.quick_move import position_board, quick_move, quick_move_time
 from treestrap.evaluation import presets
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import DEFAULT_PRESET, PRESET_NAMES
@@ -65,6 +71,9 @@ MATE_EXTRA_PLIES = 4
 #: ``go`` times above this many milliseconds (about 30 years) are read as this: a
 #: float holds it, and no game lasts longer.
 MAX_GO_MS = 10**12
+#: Seconds ``readyok`` waits at most for the kernels to compile (python-chess, which
+#: lichess-bot drives engines with, gives a command ten seconds by default).
+READY_WAIT = 3.0
 #: An error message is cut at this many characters: it may quote a 100k-character line.
 MAX_ERROR_CHARS = 300
 
@@ -222,6 +231,9 @@ class UciEngine:
         self.engine = Engine(self.model.evaluator(), hash_mb=HASH_DEFAULT)
         self.engine.overhead = OVERHEAD_DEFAULT / 1000.0
         self.pos = parse_fen(STARTING_FEN)
+        #: the ``position`` arguments of ``pos``, for a quick move before the kernels
+        #: are compiled
+        self.position_args = ["startpos"]
         # Search state: one search at a time, run by self._worker.
         self._worker: threading.Thread | None = None
         self._stop_requested = False
@@ -329,7 +341,7 @@ class UciEngine:
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
-        self.wait_warm()
+        self._warm.wait(READY_WAIT)
         self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
@@ -342,6 +354,7 @@ class UciEngine:
     def cmd_position(self, args: list[str]) -> None:
         # A new Position object: a search under way keeps the one it was given.
         self.pos = parse_position(args)
+        self.position_args = list(args)
 
     def cmd_d(self, args: list[str]) -> None:
         fen = format_fen(self.pos)
@@ -450,7 +463,10 @@ class UciEngine:
             # search even if it comes before the thread has reached Engine.go.
             self.engine.prepare()
             self._worker = threading.Thread(
-                target=self._search, args=(self.pos, go), name="uci-search", daemon=True
+                target=self._search,
+                args=(self.pos, self.position_args, go),
+                name="uci-search",
+                daemon=True,
             )
             self._worker.start()
 
@@ -493,9 +509,27 @@ class UciEngine:
             if halt:
                 self.engine.stop()
 
-    def _search(self, pos: Position, go: GoCommand) -> None:
+    def _quick_answer(self, position_args: list[str], go: GoCommand) -> str | None:
+        """A bestmove line from :func:`quick_move` when the compiled search is not
+        ready yet and ``go`` runs on a clock; None to wait for the compiled search."""
+        if self._warm.is_set() or go.ponder or go.limits.infinite:
+            return None
+        board = position_board(position_args)
+        seconds = quick_move_time(board, go.limits, self.engine.overhead)
+        if board is None or seconds is None:  # no clock, or time to wait
+            return None
+        self.send("info string the search is still compiling (first start): a quick move")
+        move = quick_move(board, seconds)
+        return f"bestmove {move.uci() if move else '0000'}"
+
+    def _search(self, pos: Position, position_args: list[str], go: GoCommand) -> None:
         outcome: SearchOutcome | None = None
         try:
+            quick = self._quick_answer(position_args, go)
+            if quick is not None:
+                if not self._quitting:
+                    self.send(quick)
+                return
             self.wait_warm()
             if go.ponder:
                 # Search the predicted position with no clock until ponderhit or stop.
