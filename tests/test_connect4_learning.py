@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from treestrap.cli import main
-from treestrap.connect4.board import copy_position
+from treestrap.connect4.board import Position, copy_position
 from treestrap.connect4.value import VALUE_CLIP
 from treestrap.core.search_tree import SearchTree
 from treestrap.evaluation.presets import random_model
@@ -30,6 +30,7 @@ from treestrap.games.connect4_model import (
     hand_written_connect4_model,
     load_connect4_model,
 )
+from treestrap.learn.base import Rule, Step
 from treestrap.learn.names import ALGORITHM_NAMES
 from treestrap.learn.rule_config import make_rule
 from treestrap.learn.targets import bounded_deltas, node_mask
@@ -55,7 +56,11 @@ def _copy_tree(tree: SearchTree | None) -> SearchTree | None:
     return SearchTree(**parts)
 
 
-def _games(config: TrainConfig, model: Connect4Model, seeds: range) -> list:  # type: ignore[type-arg]
+#: A game kept for learning: its searches (each with its root) and the first player's result.
+Game = tuple[list[tuple[Position, Step]], float]
+
+
+def _games(config: TrainConfig, model: Connect4Model, seeds: range) -> list[Game]:
     """Self-play games with ``model``'s weights as they are (no learning): per game its
     steps, each with a copy of its root and tree, and the first player's result."""
     learner = Learner(config, model)
@@ -80,7 +85,7 @@ def _games(config: TrainConfig, model: Connect4Model, seeds: range) -> list:  # 
     return games
 
 
-def _refresh(steps: list, weights: np.ndarray) -> None:  # type: ignore[type-arg]
+def _refresh(steps: list[tuple[Position, Step]], weights: np.ndarray) -> None:
     """Every H(s) of the steps with ``weights`` (the bounds stay as searched)."""
     for _pos, step in steps:
         step.root_static = float(np.dot(weights[step.root_idx], step.root_val))
@@ -94,7 +99,7 @@ def _refresh(steps: list, weights: np.ndarray) -> None:  # type: ignore[type-arg
                 tree.static[i] = np.dot(weights[tree.feat_idx[a:b]], tree.feat_val[a:b])
 
 
-def _play_through(rule, games, weights: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+def _play_through(rule: Rule, games: list[Game], weights: np.ndarray) -> None:
     for number, (steps, outcome) in enumerate(games, 1):
         rule.start_game(number)
         _refresh(steps, weights)
@@ -103,7 +108,7 @@ def _play_through(rule, games, weights: np.ndarray) -> None:  # type: ignore[no-
         rule.end_game([s for _p, s in steps], outcome)
 
 
-def _held_out_error(config: TrainConfig, weights: np.ndarray, games) -> float:  # type: ignore[no-untyped-def]
+def _held_out_error(config: TrainConfig, weights: np.ndarray, games: list[Game]) -> float:
     """The mean squared error of what ``config``'s rule learns towards, over the held-out
     games with ``weights``: the tree nodes' one-sided errors (TreeStrap), the roots'
     (RootStrap), or the squashed value (TD-Leaf: of the principal leaf) against the
@@ -269,3 +274,14 @@ def test_a_chess_run_writes_what_it_wrote_before_the_game_contract(tmp_path) -> 
     assert weights == CHESS_BEFORE["weights"]
     for name in ("games.pgn", "config.json"):
         assert hashlib.sha256((run / name).read_bytes()).hexdigest() == CHESS_BEFORE[name]
+
+
+def test_two_actors_play_a_connect4_run(tmp_path) -> None:
+    run = tmp_path / "run"
+    argv = ["train", "--game", "connect4", "--depth", "2", "--games", "4", "--actors", "2"]
+    assert _cli([*argv, "--out", str(run)]) == 0
+    lines = (run / "games.txt").read_text().splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["1", "2", "3", "4"]
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert sorted(r["ticket"] for r in rows) == [1, 2, 3, 4]
+    assert load_connect4_model(run / "weights.npz").metadata["run_state"]["games"] == 4
