@@ -34,6 +34,7 @@ def test_random_games_through_the_contract(name: str) -> None:
                 assert value in (-1.0, 0.0) and why
                 break
             assert n > 0 and why == ""
+            assert game.no_move not in buffer[:n].tolist()
             side = game.side_to_move(pos)
             game.make_move(pos, int(buffer[rng.randrange(n)]))
             assert game.side_to_move(pos) == 1 - side

@@ -158,5 +158,6 @@ CHESS_GAME = Game(
     evaluate=evaluate,
     evaluate_gradient=evaluate_gradient,
     move_text=_move_text,
+    no_move=0,  # the null move of core/move.py's encoding
     learning_search=chess_learning_search,
 )

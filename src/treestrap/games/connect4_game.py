@@ -37,6 +37,7 @@ from treestrap.connect4.evaluator import (
 )
 from treestrap.connect4.minimax import Connect4Minimax
 from treestrap.connect4.search import Connect4Search, SearchResult
+from treestrap.connect4.table import NO_MOVE
 from treestrap.connect4.walk import walk_tt
 from treestrap.core.search_tree import SearchTree
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
@@ -153,5 +154,6 @@ CONNECT4_GAME = Game(
     evaluate=evaluate,
     evaluate_gradient=evaluate_gradient,
     move_text=_move_text,
+    no_move=NO_MOVE,
     learning_search=connect4_learning_search,
 )

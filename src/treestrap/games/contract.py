@@ -80,5 +80,7 @@ class Game:
     evaluate_gradient: Callable[[Any, Any], tuple[float, int]]
     #: a move as the game writes it
     move_text: Callable[[Any, int], str]
+    #: a number that is no move of the game ("no reply predicted")
+    no_move: int
     #: the search of a :class:`SearchPlan`
     learning_search: Callable[[SearchPlan], LearningSearch]

@@ -77,7 +77,7 @@ class Learner:
             root_idx=idx,
             root_val=val,
             tree=tree,
-            predicted_reply=result.pv[1] if len(result.pv) > 1 else 0,
+            predicted_reply=result.pv[1] if len(result.pv) > 1 else game.no_move,
         )
         if self.algorithm.needs_leaf:
             self._record_leaf(step, pos, result.pv)
