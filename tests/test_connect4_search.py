@@ -4,10 +4,14 @@ full-tree minimax, and the Connect Four model's weight files."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from conftest import REPO_ROOT
 
 from treestrap.connect4.board import (
     LOSS,
@@ -229,3 +233,39 @@ def test_model_files_round_trip_and_refuse_the_other_game(tmp_path) -> None:
         Connect4Model(np.zeros(5))
     pos = parse_moves("4453")
     assert hand_written_connect4_model().evaluate(pos) == pytest.approx(-3.0)
+
+
+def test_the_search_kernels_run_from_a_fresh_cache(tmp_path) -> None:
+    """Twice in fresh processes sharing a new cache: the second run loads the recursive
+    alpha-beta, walk and minimax from what the first wrote (see core/jit.py)."""
+    script = (
+        "from treestrap.connect4.board import parse_moves\n"
+        "from treestrap.connect4.evaluator import new_connect4_tree\n"
+        "from treestrap.connect4.minimax import Connect4Minimax\n"
+        "from treestrap.connect4.search import Connect4Search\n"
+        "from treestrap.connect4.walk import walk_tt\n"
+        "from treestrap.core.search_tree import tree_size\n"
+        "from treestrap.games.connect4_model import hand_written_connect4_model\n"
+        "ev = hand_written_connect4_model().evaluator()\n"
+        "pos, search, tree = parse_moves('4453'), Connect4Search(12), new_connect4_tree(5000)\n"
+        "r = search.search(pos, ev, 5)\n"
+        "walk_tt(pos, ev, search, tree, 1)\n"
+        "m = Connect4Minimax(5000, 2000).search_budget(pos, ev)\n"
+        "print(r.value, r.nodes, tree_size(tree), m.value, m.depth)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    env["TREESTRAP_CACHE_DIR"] = str(tmp_path / "numba")
+    outputs = []
+    for run in (1, 2):
+        proc = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            env=env,
+            timeout=900,
+        )
+        assert proc.returncode == 0, f"run {run}: {proc.returncode} {proc.stderr[-2000:]}"
+        outputs.append(proc.stdout.split())
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 5
+    assert any((tmp_path / "numba").rglob("*.nbi"))
