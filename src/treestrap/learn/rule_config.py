@@ -24,6 +24,7 @@ class RuleConfig(Protocol):
     """The fields of a run's config that choose its rule and set its hyperparameters
     (each one's meaning: :mod:`treestrap.training.options`)."""
 
+    game: str
     algorithm: str
     seed: int
     step_size: float | None
@@ -56,7 +57,7 @@ def rule_step_size(config: RuleConfig, network: bool) -> float:
     if network:
         return config.step_size or NETWORK_STEP_SIZE
     return config.step_size or default_step_size(
-        config.algorithm, config.squash, config.optimizer, config.normalise_step
+        config.algorithm, config.squash, config.optimizer, config.normalise_step, config.game
     )
 
 
