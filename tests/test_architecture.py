@@ -19,6 +19,8 @@ LAYERS: dict[str, int] = {
     # Connect Four's compiled game, solver and features: beside search, on core.jit only
     "connect4": 2,
     "learn": 3,
+    # the game contract and each game's model: on search, connect4 and evaluation
+    "games": 3,
     "engine": 3,
     "rating": 4,
     "reports": 4,

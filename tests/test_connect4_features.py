@@ -47,7 +47,7 @@ def slow_features(g: list[list[int]], mover: int) -> np.ndarray:
         at = [(b // 7, b % 7) for b in cells]
         mine = sum(g[c][r] == own for c, r in at)
         theirs = sum(g[c][r] == opp for c, r in at)
-        if (mine > 0) == (theirs > 0):
+        if (mine > 0) == (theirs > 0) or mine + theirs == 4:
             continue
         side, k = (0, mine) if mine else (1, theirs)
         p = sum(g[c][r] == 0 and playable(c, r) for c, r in at)
@@ -83,9 +83,7 @@ def slow_features(g: list[list[int]], mover: int) -> np.ndarray:
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_features_match_a_slow_recount(seed: int) -> None:
-    pos = random_game(random.Random(seed), stop_early=0.06)
-    if terminal_value(pos) != NOT_TERMINAL:
-        return
+    pos = random_game(random.Random(seed), stop_early=0.06)  # finished games too
     idx, val = new_buffers()
     n = extract(pos, idx, val)
     assert n <= MAX_ACTIVE

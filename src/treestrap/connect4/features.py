@@ -15,7 +15,8 @@ block             size   value
                          and ``p``, the line's empty cells playable now (0..4-k):
                          1 for the one combination the line is in. A line holding
                          discs of both sides is dead and has no feature; nor has an
-                         empty one.
+                         empty one, nor a full four (a finished game, which the
+                         searches record too).
 ``LINE_COUNTS``   18     the same, summed over the lines: how many lines of each
                          (side, k, p), whichever line it is
 ``THREATS``       8      empty cells that would make four but cannot be played now,
@@ -141,8 +142,8 @@ def extract(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
         cells = LINE_MASKS[line]
         own = popcount(cells & sides[0])
         opp = popcount(cells & sides[1])
-        if (own > 0) == (opp > 0):
-            continue  # dead (both sides) or empty
+        if (own > 0) == (opp > 0) or own + opp == 4:
+            continue  # dead (both sides), empty, or four (the game is over)
         side = OWN if own > 0 else OPP
         slot = K_START[own + opp] + popcount(cells & playable)
         idx[n] = LINES + (line * 2 + side) * SLOT_NB + slot

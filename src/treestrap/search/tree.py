@@ -1,89 +1,54 @@
-"""A search tree read back for learning: one record per node, in preallocated arrays.
-
-Both the full-tree minimax (every node, exact values) and the walk over a training
-search's transposition table (nodes of depth >= d, bounds) fill this same record, so
-the learners see one format: for node ``i``
-
-* ``static[i]``: the model's value H(s) for the side to move (unclipped), and its
-  gradient with respect to the weights as sparse pairs
-  ``feat_idx[feat_start[i]:feat_start[i + 1]]``, ``feat_val[...]`` (for a linear model
-  this is ``sign * phi(s)``);
-* ``lower[i] <= V(s) <= upper[i]``: bounds on the search value (equal when exact,
-  ``-inf``/``+inf`` when unknown), node-relative (mate distances from the node);
-* ``parent``, ``move`` (from the parent), ``ply``, ``depth`` (remaining depth, 0 in
-  quiescence), ``flags`` (``QUIESCENCE``, ``TERMINAL``, ``BUDGET_LEAF``, ``NOISY``), ``key``.
-
-A node that does not fit (``capacity`` or the feature pool) is not recorded, and
-``meta[OVERFLOW]`` is set.
+"""The chess side of the search-tree record: :func:`add_node` evaluates a chess
+position and records it. The record itself (:class:`SearchTree`, its flags and
+``meta`` slots, :func:`reset_tree`, :func:`tree_size`, :func:`node_gradient`) is
+game-neutral and lives in :mod:`treestrap.core.search_tree`; it is re-exported here so
+chess code keeps one import.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import numpy as np
-
 from treestrap.core.jit import njit
 from treestrap.core.position import Position, current_key
+from treestrap.core.search_tree import (
+    BUDGET_LEAF,
+    COUNT,
+    FEATURES_PER_NODE,
+    FEATURES_USED,
+    NOISY,
+    OVERFLOW,
+    QUIESCENCE,
+    TERMINAL,
+    SearchTree,
+    node_gradient,
+    record_node,
+    reset_tree,
+    tree_size,
+)
+from treestrap.core.search_tree import new_tree as _new_tree
 from treestrap.evaluation.model import MAX_GRADIENT_PAIRS, Evaluator, evaluate_gradient
 
-QUIESCENCE = 1
-TERMINAL = 2
-BUDGET_LEAF = 4
-#: not quiet (search/quiet.py): in check, or a capture or promotion that wins at once
-NOISY = 8
-
-# Slots of ``meta``.
-COUNT = 0
-FEATURES_USED = 1
-OVERFLOW = 2
-
-#: Average feature pairs reserved per node (meep writes about 100-250, bitboard <= 33).
-FEATURES_PER_NODE = 160
-
-
-class SearchTree(NamedTuple):
-    parent: np.ndarray  # int32[capacity]
-    move: np.ndarray  # int32[capacity]
-    ply: np.ndarray  # int32[capacity]
-    depth: np.ndarray  # int32[capacity]
-    flags: np.ndarray  # int8[capacity]
-    key: np.ndarray  # uint64[capacity]
-    static: np.ndarray  # float64[capacity]
-    lower: np.ndarray  # float64[capacity]
-    upper: np.ndarray  # float64[capacity]
-    feat_start: np.ndarray  # int64[capacity + 1]
-    feat_idx: np.ndarray  # int32[pool]
-    feat_val: np.ndarray  # float64[pool]
-    meta: np.ndarray  # int64[4]
+__all__ = [
+    "BUDGET_LEAF",
+    "COUNT",
+    "FEATURES_PER_NODE",
+    "FEATURES_USED",
+    "NOISY",
+    "OVERFLOW",
+    "QUIESCENCE",
+    "TERMINAL",
+    "SearchTree",
+    "add_node",
+    "new_tree",
+    "node_gradient",
+    "reset_tree",
+    "tree_size",
+]
 
 
 def new_tree(capacity: int, features_per_node: int = FEATURES_PER_NODE) -> SearchTree:
-    """An empty record for up to ``capacity`` nodes."""
-    if capacity < 1:
-        raise ValueError(f"tree capacity must be positive, got {capacity}")
-    pool = capacity * features_per_node + MAX_GRADIENT_PAIRS
-    return SearchTree(
-        parent=np.zeros(capacity, dtype=np.int32),
-        move=np.zeros(capacity, dtype=np.int32),
-        ply=np.zeros(capacity, dtype=np.int32),
-        depth=np.zeros(capacity, dtype=np.int32),
-        flags=np.zeros(capacity, dtype=np.int8),
-        key=np.zeros(capacity, dtype=np.uint64),
-        static=np.zeros(capacity, dtype=np.float64),
-        lower=np.zeros(capacity, dtype=np.float64),
-        upper=np.zeros(capacity, dtype=np.float64),
-        feat_start=np.zeros(capacity + 1, dtype=np.int64),
-        feat_idx=np.zeros(pool, dtype=np.int32),
-        feat_val=np.zeros(pool, dtype=np.float64),
-        meta=np.zeros(4, dtype=np.int64),
-    )
-
-
-@njit
-def reset_tree(tree: SearchTree) -> None:
-    tree.meta[:] = 0
-    tree.feat_start[0] = 0
+    """An empty record for up to ``capacity`` chess nodes (room for one extraction of
+    the largest chess feature set beyond the average)."""
+    return _new_tree(capacity, features_per_node, MAX_GRADIENT_PAIRS)
 
 
 @njit
@@ -99,34 +64,5 @@ def add_node(
 ) -> tuple[int, float]:
     """Evaluate ``pos`` and record it; returns ``(node index or -1 if full, H(s))``."""
     h, n = evaluate_gradient(pos, ev)
-    i = tree.meta[COUNT]
-    start = tree.meta[FEATURES_USED]
-    if i >= tree.parent.shape[0] or start + n > tree.feat_idx.shape[0]:
-        tree.meta[OVERFLOW] = 1
-        return -1, h
-    for j in range(n):
-        tree.feat_idx[start + j] = ev.idx[j]
-        tree.feat_val[start + j] = ev.val[j]
-    tree.feat_start[i + 1] = start + n
-    tree.meta[FEATURES_USED] = start + n
-    tree.meta[COUNT] = i + 1
-    tree.parent[i] = parent
-    tree.move[i] = move
-    tree.ply[i] = ply
-    tree.depth[i] = depth
-    tree.flags[i] = flags
-    tree.key[i] = current_key(pos)
-    tree.static[i] = h
-    tree.lower[i] = -np.inf
-    tree.upper[i] = np.inf
+    i = record_node(tree, ev.idx, ev.val, n, h, current_key(pos), parent, move, ply, depth, flags)
     return i, h
-
-
-def tree_size(tree: SearchTree) -> int:
-    return int(tree.meta[COUNT])
-
-
-def node_gradient(tree: SearchTree, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """(indices, values) of node ``i``'s gradient dH/dtheta."""
-    a, b = int(tree.feat_start[i]), int(tree.feat_start[i + 1])
-    return tree.feat_idx[a:b], tree.feat_val[a:b]

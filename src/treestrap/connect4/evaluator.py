@@ -1,0 +1,83 @@
+"""A linear Connect Four evaluation as the compiled searches take it.
+
+``H(s) = theta . phi(s)`` for the side to move, phi from :mod:`treestrap.connect4.features`.
+The evaluator carries the weights and scratch buffers for one extraction, so the searches
+allocate nothing; :func:`evaluate_gradient` leaves the gradient (phi itself) in them,
+and :func:`add_node` records a position with it in a search tree.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from treestrap.connect4.board import Position, position_key
+from treestrap.connect4.features import MAX_ACTIVE, SIZE, extract
+from treestrap.core.jit import njit
+from treestrap.core.search_tree import SearchTree, new_tree, record_node
+
+
+class Connect4Evaluator(NamedTuple):
+    weights: np.ndarray  # float64[SIZE], shared with the model that made it
+    idx: np.ndarray  # int32[MAX_ACTIVE] scratch: indices of the last extraction
+    val: np.ndarray  # float64[MAX_ACTIVE] scratch: values at those indices
+
+
+def make_evaluator(weights: np.ndarray) -> Connect4Evaluator:
+    """An evaluator over ``weights`` (float64[SIZE]; a float64 array is shared, not
+    copied, so a learner's in-place updates reach the searches)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (SIZE,):
+        raise ValueError(f"Connect Four weights must have shape ({SIZE},), got {w.shape}")
+    return Connect4Evaluator(
+        weights=w,
+        idx=np.zeros(MAX_ACTIVE, dtype=np.int32),
+        val=np.zeros(MAX_ACTIVE, dtype=np.float64),
+    )
+
+
+@njit
+def evaluate_gradient(pos: Position, ev: Connect4Evaluator) -> tuple[float, int]:
+    """``(H(s), n)``: the value for the side to move, and the count of its gradient's
+    pairs, left in ``ev.idx[:n]``, ``ev.val[:n]``."""
+    n = extract(pos, ev.idx, ev.val)
+    total = 0.0
+    for i in range(n):
+        total += ev.weights[ev.idx[i]] * ev.val[i]
+    return total, n
+
+
+@njit
+def evaluate(pos: Position, ev: Connect4Evaluator) -> float:
+    """``H(s)`` for the side to move (unclipped)."""
+    return evaluate_gradient(pos, ev)[0]
+
+
+@njit
+def add_node(
+    tree: SearchTree,
+    pos: Position,
+    ev: Connect4Evaluator,
+    parent: int,
+    move: int,
+    ply: int,
+    depth: int,
+    flags: int,
+) -> tuple[int, float]:
+    """Evaluate ``pos`` and record it in ``tree`` with its gradient; returns
+    ``(node index or -1 if full, H(s))`` (bounds left unknown)."""
+    h, n = evaluate_gradient(pos, ev)
+    key = position_key(pos)
+    i = record_node(tree, ev.idx, ev.val, n, h, key, parent, move, ply, depth, flags)
+    return i, h
+
+
+#: Average feature pairs reserved per node: a mid-game position writes about 40-90 of
+#: the ``MAX_ACTIVE`` (113) at most.
+FEATURES_PER_NODE = 90
+
+
+def new_connect4_tree(capacity: int) -> SearchTree:
+    """An empty record for up to ``capacity`` Connect Four nodes."""
+    return new_tree(capacity, FEATURES_PER_NODE, MAX_ACTIVE)
