@@ -52,7 +52,9 @@ class Share:
         p, z2 = self.value, Z95 * Z95
         centre = (p + z2 / (2 * n)) / (1 + z2 / n)
         half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-        return (max(0.0, centre - half), min(1.0, centre + half))
+        # at none or all hits the bound on that side is exact (rounding aside)
+        low = 0.0 if self.hits == 0 else max(0.0, centre - half)
+        return (low, 1.0 if self.hits == n else min(1.0, centre + half))
 
     def describe(self) -> str:
         lo, hi = self.interval()
