@@ -21,7 +21,12 @@ from treestrap.play.connect4.game import (
     play_connect4_game,
     random_openings,
 )
-from treestrap.play.connect4.measure import Share, games_against, position_agreement
+from treestrap.play.connect4.measure import (
+    Share,
+    games_against,
+    opening_results,
+    position_agreement,
+)
 from treestrap.play.connect4.players import (
     PerfectPlayer,
     RandomPlayer,
@@ -188,12 +193,20 @@ def test_wilson_interval_holds_the_share() -> None:
 
 
 def test_games_against_perfect_count_both_colours(solver: Solver) -> None:
-    openings = random_openings(3, 8, seed=5)
-    values = [1, 0, -1]  # made up: only the perfect-play score reads them
-    tally = games_against(RandomPlayer(), PerfectPlayer("p", 0, solver), openings, values, 1)
-    assert tally.games == 6 and sum(tally.first) == 3
-    assert tally.wins == 0  # a random player never beats the solver from a fair start
-    assert tally.perfect_score == pytest.approx(0.5)
+    openings = random_openings(4, 8, seed=5)
+    values = opening_results(openings, solver)
+    perfect = PerfectPlayer("p", 0, solver)
+    tally = games_against(RandomPlayer(), perfect, openings, values, 1)
+    assert tally.games == 8 and sum(tally.first) == 4
+    # a random player holds no more than the openings' results allow: against the
+    # solver it can never win a game the solver's side holds at least a draw in
+    won_or_drawn_for_random = sum(v >= 0 for v in values) + sum(v <= 0 for v in values)
+    assert tally.wins + tally.draws <= won_or_drawn_for_random
+    assert tally.wins <= sum(v != 0 for v in values)
+    assert tally.held <= tally.games
+    self_play = games_against(PerfectPlayer("q", 0, solver), perfect, openings, values, 1)
+    assert self_play.held == self_play.games  # perfect play holds every result
+    assert self_play.score == pytest.approx(0.5)  # each opening with both colours
 
 
 def test_measure_command_writes_its_table(

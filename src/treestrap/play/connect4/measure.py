@@ -8,8 +8,9 @@ Two measures, both exact because the game is solved:
   95% Wilson interval;
 * games against the exact solver and weakened ones (a random move with probability
   ``p``), from seeded random openings, each played with both colours: wins, draws and
-  losses, the score, and the score perfect play would have made from the same openings
-  with the same colours (the ceiling against ``p = 0``).
+  losses, the score, and the share of games where the player scored at least the
+  game-theoretic result of its opening and colour (what perfect play scores; against
+  ``p = 0`` no player can do better, against weaker opponents it can).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class GamesAgainst:
     draws: int = 0
     losses: int = 0
     first: list[int] = field(default_factory=lambda: [0, 0, 0])  # W, D, L moving first
-    perfect_points: float = 0.0  # what perfect play would have scored instead
+    held: int = 0  # games scoring at least the opening's game-theoretic result
 
     @property
     def games(self) -> int:
@@ -102,8 +103,8 @@ class GamesAgainst:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
     @property
-    def perfect_score(self) -> float:
-        return self.perfect_points / self.games if self.games else 0.0
+    def held_share(self) -> float:
+        return self.held / self.games if self.games else 0.0
 
     def wdl(self) -> str:
         return f"+{self.wins} ={self.draws} -{self.losses}"
@@ -117,7 +118,8 @@ class GamesAgainst:
             "losses": self.losses,
             "score": self.score,
             "first_player_wdl": list(self.first),
-            "perfect_play_score": self.perfect_score,
+            "held_result": self.held,
+            "held_share": self.held_share,
         }
 
 
@@ -154,8 +156,8 @@ def games_against(
             tally.draws += not (won or lost)
             if as_first:
                 tally.first[outcome] += 1
-            mine = value if as_first else -value
-            tally.perfect_points += (mine + 1) / 2
+            deserved = value if as_first else -value  # 1, 0 or -1 for the player
+            tally.held += (1 - outcome) >= deserved
             if bar is not None:
                 bar.update(1)
     return tally

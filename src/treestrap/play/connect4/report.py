@@ -14,24 +14,25 @@ JSON_NAME, CSV_NAME = "measure.json", "measure.csv"
 
 
 def format_table(measures: Sequence[PlayerMeasure]) -> str:
-    """One line per player: both shares, then W/D/L and score against each opponent."""
+    """One line per player: both shares, then W/D/L, score and the share of games that
+    held the opening's game-theoretic result, against each opponent."""
     if not measures:
         return "(nothing measured)"
     opponents = [g.opponent for g in measures[0].games]
     width = max(len("player"), *(len(m.name) for m in measures))
     head = f"{'player':<{width}}  {'best move':>19}  {'keeps result':>19}"
-    head += "".join(f"  {name:>20}" for name in opponents)
+    head += "".join(f"  {name:>27}" for name in opponents)
     lines = [head]
     for m in measures:
         line = f"{m.name:<{width}}  {m.best.describe():>19}  {m.kept.describe():>19}"
         for g in m.games:
-            line += f"  {g.wdl() + f' {100 * g.score:.0f}%':>20}"
+            cell = f"{g.wdl()} {100 * g.score:.0f}% h{100 * g.held_share:.0f}%"
+            line += f"  {cell:>27}"
         lines.append(line)
-    games = measures[0].games
-    if games and games[0].games:
+    if opponents:
         lines.append(
-            f"perfect play would score {100 * games[0].perfect_score:.1f}% from these "
-            f"{games[0].games} games' openings and colours (the ceiling against perfect-p0)"
+            "+W =D -L, score, h: games scoring at least the opening's game-theoretic "
+            "result for the player's colour"
         )
     return "\n".join(lines)
 
@@ -55,8 +56,7 @@ def write_reports(
     for share in ("best_move", "keeps_result"):
         fields += [share, f"{share}_low", f"{share}_high"]
     for name in opponents:
-        fields += [f"{name}_{k}" for k in ("wins", "draws", "losses", "score")]
-    fields.append("perfect_play_score")
+        fields += [f"{name}_{k}" for k in ("wins", "draws", "losses", "score", "held")]
     with open(csv_path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(fields)
@@ -66,7 +66,6 @@ def write_reports(
                 lo, hi = share.interval()
                 row += [f"{share.value:.4f}", f"{lo:.4f}", f"{hi:.4f}"]
             for g in m.games:
-                row += [g.wins, g.draws, g.losses, f"{g.score:.4f}"]
-            row.append(f"{m.games[0].perfect_score:.4f}" if m.games else "")
+                row += [g.wins, g.draws, g.losses, f"{g.score:.4f}", f"{g.held_share:.4f}"]
             writer.writerow(row)
     return [json_path, csv_path]
