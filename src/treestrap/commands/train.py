@@ -18,7 +18,9 @@ from treestrap.commands.arguments import (
     check_backend_arguments,
     int_at_least,
 )
+from treestrap.games.names import CONNECT4
 from treestrap.training.options import (
+    CONNECT4_DEFAULTS,
     LINEAR,
     NETWORK,
     NETWORK_DEFAULTS,
@@ -192,6 +194,9 @@ def run_train(args: argparse.Namespace) -> int:
             for field, value in NETWORK_DEFAULTS.items():
                 if field not in preset:
                     overrides.setdefault(field, value)
+        if overrides.get("game") == CONNECT4:  # its features, no chess tempo to freeze
+            for field, value in CONNECT4_DEFAULTS.items():
+                overrides.setdefault(field, value)
         if "freeze" in overrides:
             overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
         if "nodes" in overrides or "clock" in overrides:

@@ -13,11 +13,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from treestrap.connect4.features import SIZE as CONNECT4_SIZE
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
 from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel, update_network_evaluator
 from treestrap.evaluation.weights import LinearModel
+from treestrap.games.connect4_model import Connect4Model
+from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.base import Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.replay import tree_samples
@@ -25,7 +28,6 @@ from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, network_sizes
-from treestrap.training.game import play_training_game
 from treestrap.training.learner import Learner
 from treestrap.training.opponents import (
     Opponent,
@@ -33,7 +35,7 @@ from treestrap.training.opponents import (
     faces_opponent,
     make_opponent,
 )
-from treestrap.training.run import game_opening
+from treestrap.training.run import play_game
 
 
 class SampleRecorder(ReplayAlgorithm):
@@ -67,7 +69,7 @@ class Actor:
 
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
-        self.book = load_openings(config.openings)
+        self.book = load_openings(config.openings) if config.game == CHESS else []
         self.learner: Learner
         self.recorder: RecordingOptimizer | SampleRecorder
         if config.model != "linear":
@@ -79,8 +81,12 @@ class Actor:
             self.recorder = SampleRecorder(self.learner.algorithm)
             self.learner.algorithm = self.recorder
         else:
-            feature_set = get_feature_set(config.feature_set)
-            model = LinearModel(feature_set, np.zeros(feature_set.size))
+            model: LinearModel | Connect4Model
+            if config.game == CONNECT4:
+                model = Connect4Model(np.zeros(CONNECT4_SIZE))
+            else:
+                feature_set = get_feature_set(config.feature_set)
+                model = LinearModel(feature_set, np.zeros(feature_set.size))
             self.learner = Learner(config, model)
             self.recorder = RecordingOptimizer(self.learner.algorithm.optimizer)
             self.learner.algorithm.optimizer = self.recorder
@@ -94,7 +100,7 @@ class Actor:
                 update_network_evaluator(self.learner.ev, job.weights)
             else:
                 model = self.learner.model()
-                assert isinstance(model, LinearModel)
+                assert not isinstance(model, NetworkModel)
                 # In place: the compiled evaluator shares this array.
                 model.weights[...] = job.weights
                 if job.optimizer_state:
@@ -109,11 +115,10 @@ class Actor:
             and self.opponent.elo != job.elo
         ):
             self.opponent.set_elo(job.elo)
-        opening, learner_white = game_opening(self.config, self.book, job.ticket)
         self.recorder.take()  # nothing from a game that failed half-way
         self.learner.algorithm.start_game(job.ticket)
         partner = self.opponent if faces_opponent(self.config, job.ticket) else None
-        summary = play_training_game(self.learner, partner, opening, job.ticket, learner_white)
+        summary = play_game(self.learner, self.book, partner, job.ticket)
         return Played(job.ticket, self.version, summary, self.recorder.take())
 
     def close(self) -> None:

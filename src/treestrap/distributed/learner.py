@@ -51,6 +51,8 @@ from treestrap.training.run import OpenedRun, commit_game, open_run
 #: something kills every actor (memory, a broken node), and retrying forever would hide it.
 MAX_DEATHS_IN_A_ROW = 10
 _ROUND = re.compile(r'^\[Round "[^"]*"\]$', re.MULTILINE)
+#: A Connect Four game's record (training/self_play.py) starts with its number.
+_LINE_NUMBER = re.compile(r"^\d+(?=\t)")
 
 
 @dataclass
@@ -223,7 +225,9 @@ def _commit(
     summary = replace(
         played.summary,
         number=number,
-        pgn=_ROUND.sub(f'[Round "{number}"]', played.summary.pgn, count=1),
+        pgn=_LINE_NUMBER.sub(
+            str(number), _ROUND.sub(f'[Round "{number}"]', played.summary.pgn, count=1)
+        ),
     )
     extra = {
         "weights_version": played.version,

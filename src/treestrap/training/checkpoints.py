@@ -13,6 +13,7 @@ import numpy as np
 
 from treestrap.evaluation.network_weights import NetworkModel, save_network
 from treestrap.evaluation.weights import LinearModel, save_weights
+from treestrap.games.connect4_model import Connect4Model
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.replay import ReplayTrainerState
 from treestrap.training.config import TrainConfig
@@ -44,8 +45,9 @@ def is_log_checkpoint(games: int) -> bool:
     return games in (1, 2, 5)
 
 
-#: A run's model: linear weights, or a network (``TrainConfig.model``).
-RunModel = LinearModel | NetworkModel
+#: A run's model: linear weights, or a network (``TrainConfig.model``); a Connect Four
+#: run's, linear weights over its features.
+RunModel = LinearModel | NetworkModel | Connect4Model
 
 
 def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel:
@@ -136,6 +138,8 @@ def save_run_weights(model: RunModel, config: TrainConfig, state: RunState, path
         model = with_meta(model, config, state)
         if isinstance(model, NetworkModel):
             save_network(model, path)
+        elif isinstance(model, Connect4Model):
+            model.save(path)
         else:
             save_weights(model, path)
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.presets import RANDOM_SCALE
+from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.names import (
     ALGORITHM_NAMES,
     NETWORK_ALGORITHM,
@@ -22,6 +23,7 @@ from treestrap.learn.names import (
 )
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.options import (
+    CONNECT4_DEFAULTS,
     LINEAR,
     NETWORK_DEFAULTS,
     NETWORK_OPTIONS,
@@ -68,24 +70,68 @@ class TrainConfig:
         kind = model_kind(self.model)
         kind_problem = _linear_problem if kind == LINEAR else _network_problem
         problem = (
-            kind_problem(self) or _option_problem(self, kind) or _combination_problem(self, kind)
+            _game_problem(self)
+            or kind_problem(self)
+            or _option_problem(self, kind)
+            or _combination_problem(self, kind)
         )
         if problem is not None:
             raise ValueError(problem)
-        if kind == LINEAR:
+        if self.game == CONNECT4:
+            from treestrap.connect4.features import feature_names
+
+            frozen_indices(feature_names(), self.freeze)
+        elif kind == LINEAR:
             frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
 
     def to_json_dict(self) -> dict[str, object]:
         """What ``config.json`` holds: every field but where the run reports
-        (``UNSAVED_OPTIONS``), less the network ones in a linear run (its file is then
-        byte for byte what it was before networks)."""
+        (``UNSAVED_OPTIONS``), less the network ones in a linear run and the game in a
+        chess run (its file is then byte for byte what it was before networks and
+        games)."""
         saved = dataclasses.asdict(self)
         for option in UNSAVED_OPTIONS:
             del saved[option.name]
+        if self.game == CHESS:
+            del saved["game"]
         if model_kind(self.model) == LINEAR:
             for option in NETWORK_OPTIONS:
                 del saved[option.name]
         return saved
+
+
+#: What a Connect Four run refuses: (field, its only value there, flag, why).
+_NOT_FOR_CONNECT4 = (
+    ("model", "linear", "--model", "Connect Four trains linear weights"),
+    ("opponent", "self", "--opponent", "Connect Four learns by self-play"),
+    ("opponent_after", 0, "--opponent-after", "Connect Four learns by self-play"),
+    ("ladder", False, "--ladder", "Connect Four learns by self-play"),
+    ("openings", None, "--openings", "its games start from seeded random openings"),
+    ("clock", None, "--clock", "give --depth or --nodes"),
+    ("node_value", "static", "--node-value", "Connect Four has no quiescence search"),
+    ("quiet_only", False, "--quiet-only", "every Connect Four position is quiet"),
+    ("tensorboard", None, "--tensorboard", "chess runs only, for now"),
+)
+
+
+def _game_problem(config: TrainConfig) -> str | None:
+    """What the game does not take, or None."""
+    if config.game != CONNECT4:
+        return None
+    for name, only, flag, why in _NOT_FOR_CONNECT4:
+        if getattr(config, name) != only:
+            return f"{flag} is not for --game connect4: {why}"
+    if config.feature_set != CONNECT4:
+        return (
+            f"--feature-set {config.feature_set} is a chess feature set; Connect Four "
+            "has its own features"
+        )
+    return None
+
+
+def connect4_config(**fields: Any) -> TrainConfig:
+    """A Connect Four run's config: its defaults, TrainConfig's for the fields not given."""
+    return TrainConfig(**{**CONNECT4_DEFAULTS, **fields})
 
 
 def _linear_problem(config: TrainConfig) -> str | None:

@@ -4,23 +4,23 @@ learns from (:mod:`treestrap.training.searches`: the training alpha-beta, with t
 table walk for TreeStrap(alpha-beta), or Serban's full-tree minimax). A linear model
 learns by its rule's gradient steps in place; a network by Serban's Algorithm 7 (replay
 mini-batches from minimax trees, or from the table walk's bounds with a one-sided
-loss)."""
+loss). The game's contract (:mod:`treestrap.games`) moves and evaluates its positions."""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
-from treestrap.core.makemove import make_move
-from treestrap.core.position import ST_SIDE, Position, copy_position
-from treestrap.evaluation.model import evaluate, evaluate_gradient
+from treestrap.connect4.features import feature_names as connect4_feature_names
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
+from treestrap.games.connect4_model import Connect4Model
+from treestrap.games.registry import get_game
 from treestrap.learn.base import Rule, Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.rule_config import make_rule
-from treestrap.search.training import SearchResult
 from treestrap.training.config import TrainConfig, frozen_indices
 from treestrap.training.searches import SearchSource, learning_search
 
@@ -29,8 +29,11 @@ class Learner:
     """The learning player of a run: ``model`` (linear or a network), the rule of
     ``config`` and the search it learns from, chosen by the rule's ``search_kind``."""
 
-    def __init__(self, config: TrainConfig, model: LinearModel | NetworkModel) -> None:
+    def __init__(
+        self, config: TrainConfig, model: LinearModel | NetworkModel | Connect4Model
+    ) -> None:
         self.config = config
+        self.game = get_game(config.game)
         self._model = model
         # A network's sizes and provenance, for the weight files of model().
         self._sizes = list(model.sizes) if isinstance(model, NetworkModel) else []
@@ -38,6 +41,8 @@ class Learner:
         self.ev = model.evaluator()
         if isinstance(model, NetworkModel):
             frozen: tuple[int, ...] = ()  # --freeze names features of linear models
+        elif isinstance(model, Connect4Model):
+            frozen = frozen_indices(connect4_feature_names(), config.freeze)
         else:
             frozen = frozen_indices(model.feature_set.names, config.freeze)
         self.algorithm: Rule = make_rule(config, model, self.ev, frozen)
@@ -45,7 +50,7 @@ class Learner:
         self.source: SearchSource = learning_search(config, self.algorithm, network)
         self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
 
-    def model(self) -> LinearModel | NetworkModel:
+    def model(self) -> LinearModel | NetworkModel | Connect4Model:
         """The model as it stands (a weight file's): a linear model is learned in place;
         a network's parameters are read from the torch copy its rule steps."""
         if isinstance(self._model, NetworkModel):
@@ -54,18 +59,19 @@ class Learner:
             return dataclasses.replace(self._model, weights=params, metadata=dict(self._metadata))
         return self._model
 
-    def search(self, pos: Position, node_budget: int | None) -> tuple[SearchResult, Step]:
+    def search(self, pos: Any, node_budget: int | None) -> tuple[Any, Step]:
         """Search ``pos`` (within ``node_budget`` nodes where the search takes one) and
         record what the rule learns from."""
+        game = self.game
         result, tree = self.source.search(pos, self.ev, node_budget)
         if self.algorithm.needs_root_gradient:
-            h, n = evaluate_gradient(pos, self.ev)
+            h, n = game.evaluate_gradient(pos, self.ev)
             static, idx, val = float(h), self.ev.idx[:n].copy(), self.ev.val[:n].copy()
         else:
             empty = np.zeros(0)
-            static, idx, val = float(evaluate(pos, self.ev)), empty.astype(np.int64), empty
+            static, idx, val = float(game.evaluate(pos, self.ev)), empty.astype(np.int64), empty
         step = Step(
-            color=int(pos.st[ST_SIDE]),
+            color=int(game.side_to_move(pos)),
             root_value=result.value,
             root_static=static,
             root_idx=idx,
@@ -77,12 +83,12 @@ class Learner:
             self._record_leaf(step, pos, result.pv)
         return result, step
 
-    def _record_leaf(self, step: Step, pos: Position, pv: list[int]) -> None:
+    def _record_leaf(self, step: Step, pos: Any, pv: list[int]) -> None:
         """The principal leaf's value and gradient, from the root side's view."""
-        leaf = copy_position(pos)
+        leaf = self.game.copy_position(pos)
         for m in pv:
-            make_move(leaf, m)
-        lh, ln = evaluate_gradient(leaf, self.ev)
+            self.game.make_move(leaf, m)
+        lh, ln = self.game.evaluate_gradient(leaf, self.ev)
         sign = 1.0 if len(pv) % 2 == 0 else -1.0
         step.leaf_value = sign * float(lh)
         step.leaf_idx = self.ev.idx[:ln].copy()

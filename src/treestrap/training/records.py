@@ -1,7 +1,8 @@
-"""A run's per-game records: ``games.pgn`` and one ``metrics.jsonl`` line per game,
-appended and synced as each game ends, and cut back to the saved weights on resume.
+"""A run's per-game records: ``games.pgn`` (a Connect Four run's ``games.txt``) and one
+``metrics.jsonl`` line per game, appended and synced as each game ends, and cut back to
+the saved weights on resume.
 
-Both files are append-only journals whose commit point is ``weights.npz``: a game's
+All are append-only journals whose commit point is ``weights.npz``: a game's
 records are written before its weights, so after a kill they may run ahead of the
 weights by one game, or end in a torn record. Resuming cuts each file, in place, after
 its last complete record of a saved game; nothing is rewritten, so a kill during the
@@ -39,6 +40,7 @@ def truncate_records(run: Path, games_done: int) -> None:
     for path, keep in (
         (run / "metrics.jsonl", _metrics_end),
         (run / "games.pgn", _pgn_end),
+        (run / "games.txt", _lines_end),
     ):
         if path.exists():
             with naming(path):
@@ -62,6 +64,18 @@ def _metrics_end(data: bytes, games_done: int) -> int:
         except (ValueError, KeyError, TypeError):
             break
         if not isinstance(game, int) or game > games_done:
+            break
+        end += len(line)
+    return end
+
+
+def _lines_end(data: bytes, games_done: int) -> int:
+    """The byte offset after the last complete line of ``games.txt`` (a game a line,
+    its number first) of a game up to ``games_done``."""
+    end = 0
+    for line in data.splitlines(keepends=True):
+        number = line.split(b"\t", 1)[0]
+        if not line.endswith(b"\n") or not number.isdigit() or int(number) > games_done:
             break
         end += len(line)
     return end
@@ -101,7 +115,7 @@ def metrics_row(summary: GameSummary, model: RunModel, state: RunState) -> dict[
         "opening": summary.opening,
         "opponent_elo": state.elo,
     }
-    if model.feature_set.name == "meep":
+    if getattr(model, "feature_set", None) is not None and model.feature_set.name == "meep":
         names = ("pawn", "knight", "bishop", "rook", "queen")
         row["material"] = {n: round(float(v), 3) for n, v in zip(names, w[:5], strict=True)}
     return row

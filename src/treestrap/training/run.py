@@ -9,7 +9,8 @@ A run directory holds everything, so a run can be stopped at any moment and resu
     checkpoints/       weights before the first game (game-000000.npz), every
                        ``checkpoint_every`` games, and at 1, 2, 5, 10, 20, 50, ... games
                        so that learning curves on a log axis have points
-    games.pgn          every game, with opening, result and round number
+    games.pgn          every game, with opening, result and round number (a Connect
+                       Four run: games.txt, a line of moves a game, training/self_play.py)
     metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis);
                        ``--tensorboard DIR`` also logs each line as TensorBoard scalars
     optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), or a network run's
@@ -52,6 +53,13 @@ from treestrap.evaluation.preset_names import PRESET_NAMES
 from treestrap.evaluation.presets import hand_set_model, preset_model, random_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
+from treestrap.games.connect4_game import random_opening
+from treestrap.games.connect4_model import (
+    hand_written_connect4_model,
+    load_connect4_model,
+    random_connect4_model,
+)
+from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
@@ -77,10 +85,13 @@ from treestrap.training.opponents import (
 )
 from treestrap.training.options import UNSAVED_OPTIONS
 from treestrap.training.records import append_record, metrics_row, truncate_records
+from treestrap.training.self_play import GAMES_FILE, play_self_play_game
 from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
 
 
 def _initial_model(config: TrainConfig) -> RunModel:
+    if config.game == CONNECT4:
+        return _initial_connect4_model(config)
     if config.model != "linear":
         return _initial_network(config)
     if config.init == "random":
@@ -100,6 +111,21 @@ def _initial_model(config: TrainConfig) -> RunModel:
             f"not {config.feature_set!r}"
         )
     return model
+
+
+def _initial_connect4_model(config: TrainConfig) -> RunModel:
+    """A Connect Four run's start: random (seeded), the hand-written evaluation, or a
+    Connect Four weight file."""
+    if config.init == "random":
+        return random_connect4_model(seed=config.seed, scale=config.init_scale)
+    if config.init == "hand-set":
+        return hand_written_connect4_model()
+    return load_connect4_model(config.init)
+
+
+def load_run_model(config: TrainConfig, path: Path) -> RunModel:
+    """A run's weight file, read as its game's model."""
+    return load_connect4_model(path) if config.game == CONNECT4 else load_weights(path)
 
 
 def _model_spec(model: NetworkModel) -> str:
@@ -208,7 +234,7 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
     # Every check of the config and the book before the first write, so bad input
     # leaves no run directory behind (one that only --resume would accept).
     config.validate()
-    book = load_openings(config.openings)
+    book = load_openings(config.openings) if config.game == CHESS else []
     initial = None if resume else _initial_model(config)  # a bad --init file: no directory
     board_dir = Path(config.tensorboard) if config.tensorboard is not None else None
     if board_dir is not None:
@@ -224,7 +250,7 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
         run.mkdir(parents=True, exist_ok=True)
         write_atomic(run / "config.json", json.dumps(config.to_json_dict(), indent=2))
     if resume and weights.exists():
-        model = load_weights(weights)
+        model = load_run_model(config, weights)
         check_format_version(model, run)  # before its state is read or its records cut
         _check_model_kind(model, config, weights)
         state = RunState(**model.metadata.get("run_state", {}))
@@ -250,6 +276,18 @@ def game_opening(config: TrainConfig, book: list[Opening], number: int) -> tuple
     plays white (odd numbers)."""
     rng = np.random.default_rng([config.seed, number])
     return book[int(rng.integers(len(book)))], number % 2 == 1
+
+
+def play_game(
+    learner: Learner, book: list[Opening], partner: Opponent | None, number: int
+) -> GameSummary:
+    """Game ``number`` of the learner's run: from its opening (drawn from (seed,
+    number)) against ``partner``, or against itself."""
+    config = learner.config
+    if config.game == CONNECT4:
+        return play_self_play_game(learner, random_opening(config.seed, number), number)
+    opening, learner_white = game_opening(config, book, number)
+    return play_training_game(learner, partner, opening, number, learner_white)
 
 
 def commit_game(
@@ -281,7 +319,10 @@ def commit_game(
     # The records first and the weights last: the weights are the commit point.
     # Killed (or out of disk) anywhere before them, the run resumes at this game
     # again (deterministic), cuts the records back and rewrites them.
-    append_record(run / "games.pgn", summary.pgn + "\n\n")
+    if config.game == CHESS:
+        append_record(run / "games.pgn", summary.pgn + "\n\n")
+    else:
+        append_record(run / GAMES_FILE, summary.pgn + "\n")
     row = {**metrics_row(summary, model, state), **(extra_metrics or {})}
     append_record(run / "metrics.jsonl", json.dumps(row) + "\n")
     if number % config.checkpoint_every == 0 or number == config.games or is_log_checkpoint(number):
@@ -330,10 +371,9 @@ def _play_games(
             if time_limit is not None and time.monotonic() - started >= time_limit:
                 break
             number = state.games + 1
-            opening, learner_white = game_opening(config, opened.book, number)
             learner.algorithm.start_game(number)
             partner = opponent if faces_opponent(config, number) else None
-            summary = play_training_game(learner, partner, opening, number, learner_white)
+            summary = play_game(learner, opened.book, partner, number)
             # The weights to write: a network's are read back from the rule's torch copy.
             opened.model = learner.model()
             extra = learner.algorithm.game_metrics()  # a network's loss and replay size

@@ -1,0 +1,84 @@
+"""The game contract: what the training run, its actors and the learning rules see of a
+game. Chess (:mod:`treestrap.games.chess_game`) and Connect Four
+(:mod:`treestrap.games.connect4_game`) each fill one :class:`Game`.
+
+A position is the game's own named tuple of arrays, mutated in place; a move is an
+integer; an evaluator is the game's compiled view of a model (``model.evaluator()``,
+sharing the weights, with scratch ``idx``/``val`` where :attr:`Game.evaluate_gradient`
+leaves the gradient's sparse pairs). A search returns its result (the fields of chess's
+``SearchResult``: value, best_move, pv, depth, nodes, qnodes, seldepth, stopped) and the
+:class:`~treestrap.core.search_tree.SearchTree` the learning rules read (None for a rule
+that reads none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+from treestrap.core.search_tree import SearchTree
+
+ALPHABETA = "alphabeta"
+MINIMAX = "minimax"
+
+
+class SearchPlan(NamedTuple):
+    """The search a rule learns from, as the training run's config sets it."""
+
+    kind: str  # ALPHABETA or MINIMAX
+    tt_bits: int = 18
+    depth: int | None = 3  # alpha-beta: fixed depth, or None for the move's node budget
+    min_depth: int = 1  # the table walk's d
+    walk: bool = False  # read the table back into a tree (TreeStrap(alpha-beta))
+    minimax_nodes: int = 5000
+    minimax_qnodes: int = 0
+    max_depth: int = 32  # minimax: its deepest iteration
+    # chess alone: nodes valued by quiescence, every walked node's exact leaf (a
+    # network's replay set), the walk's room for a network's inputs, NOISY flags
+    quiescence: bool = False
+    exact_leaves: bool = False
+    network: bool = False
+    mark_noisy: bool = False
+
+
+class LearningSearch(Protocol):
+    """A search a rule learns from, with its own scratch space and table."""
+
+    def search(
+        self, pos: Any, ev: Any, node_budget: int | None
+    ) -> tuple[Any, SearchTree | None]: ...
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game, as plain functions over its positions (each game's module says how)."""
+
+    name: str
+    #: the starting position of a game
+    start_position: Callable[[], Any]
+    copy_position: Callable[[Any], Any]
+    #: a buffer long enough for any position's moves
+    new_move_buffer: Callable[[], np.ndarray]
+    #: the legal moves into a caller's buffer; returns their count
+    legal_moves: Callable[[Any, np.ndarray], int]
+    make_move: Callable[[Any, int], None]
+    unmake_move: Callable[[Any], None]
+    #: ``(result, why)``: the side to move's result once the game is over (+1 won,
+    #: 0 drawn, -1 lost) and the reason, or ``(None, "")`` while it goes on; the buffer
+    #: is scratch
+    terminal: Callable[[Any, np.ndarray], tuple[float | None, str]]
+    #: 0 for the first player (white), 1 for the second
+    side_to_move: Callable[[Any], int]
+    #: the position's hash
+    key: Callable[[Any], int]
+    #: ``H(s)`` for the side to move
+    evaluate: Callable[[Any, Any], float]
+    #: ``(H(s), n)``, the gradient's ``n`` pairs left in ``ev.idx``, ``ev.val``
+    evaluate_gradient: Callable[[Any, Any], tuple[float, int]]
+    #: a move as the game writes it
+    move_text: Callable[[Any, int], str]
+    #: the search of a :class:`SearchPlan`
+    learning_search: Callable[[SearchPlan], LearningSearch]
