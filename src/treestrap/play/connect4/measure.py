@@ -8,9 +8,10 @@ Two measures, both exact because the game is solved:
   95% Wilson interval;
 * games against the exact solver and weakened ones (a random move with probability
   ``p``), from seeded random openings, each played with both colours: wins, draws and
-  losses, the score, and the share of games where the player scored at least the
-  game-theoretic result of its opening and colour (what perfect play scores; against
-  ``p = 0`` no player can do better, against weaker opponents it can).
+  losses, the score; of the games whose opening perfect play wins or draws for the
+  player's colour, the share it won or drew as perfect play would (``held``); of the
+  games perfect play loses, the share it still drew or won (``turned``: never against
+  ``p = 0``).
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ class GamesAgainst:
     draws: int = 0
     losses: int = 0
     first: list[int] = field(default_factory=lambda: [0, 0, 0])  # W, D, L moving first
-    held: int = 0  # games scoring at least the opening's game-theoretic result
+    fair: int = 0  # games whose opening perfect play wins or draws for the player
+    held: int = 0  # ... of them, those scoring at least that result
+    turned: int = 0  # games perfect play loses that the player won or drew
 
     @property
     def games(self) -> int:
@@ -104,7 +107,12 @@ class GamesAgainst:
 
     @property
     def held_share(self) -> float:
-        return self.held / self.games if self.games else 0.0
+        return self.held / self.fair if self.fair else 0.0
+
+    @property
+    def turned_share(self) -> float:
+        lost = self.games - self.fair
+        return self.turned / lost if lost else 0.0
 
     def wdl(self) -> str:
         return f"+{self.wins} ={self.draws} -{self.losses}"
@@ -118,8 +126,11 @@ class GamesAgainst:
             "losses": self.losses,
             "score": self.score,
             "first_player_wdl": list(self.first),
-            "held_result": self.held,
+            "won_or_drawn_openings": self.fair,
+            "held": self.held,
             "held_share": self.held_share,
+            "turned": self.turned,
+            "turned_share": self.turned_share,
         }
 
 
@@ -157,7 +168,10 @@ def games_against(
             if as_first:
                 tally.first[outcome] += 1
             deserved = value if as_first else -value  # 1, 0 or -1 for the player
-            tally.held += (1 - outcome) >= deserved
+            mine = 1 - outcome
+            tally.fair += deserved >= 0
+            tally.held += deserved >= 0 and mine >= deserved
+            tally.turned += deserved < 0 and mine > deserved
             if bar is not None:
                 bar.update(1)
     return tally

@@ -15,7 +15,7 @@ JSON_NAME, CSV_NAME = "measure.json", "measure.csv"
 
 def format_table(measures: Sequence[PlayerMeasure]) -> str:
     """One line per player: both shares, then W/D/L, score and the share of games that
-    held the opening's game-theoretic result, against each opponent."""
+    held a won or drawn opening's result, against each opponent."""
     if not measures:
         return "(nothing measured)"
     opponents = [g.opponent for g in measures[0].games]
@@ -31,8 +31,8 @@ def format_table(measures: Sequence[PlayerMeasure]) -> str:
         lines.append(line)
     if opponents:
         lines.append(
-            "+W =D -L, score, h: games scoring at least the opening's game-theoretic "
-            "result for the player's colour"
+            "+W =D -L, score; h: of the games perfect play wins or draws for the "
+            "player's colour from its opening, the share it won or drew as perfect play would"
         )
     return "\n".join(lines)
 
@@ -56,7 +56,8 @@ def write_reports(
     for share in ("best_move", "keeps_result"):
         fields += [share, f"{share}_low", f"{share}_high"]
     for name in opponents:
-        fields += [f"{name}_{k}" for k in ("wins", "draws", "losses", "score", "held")]
+        keys = ("wins", "draws", "losses", "score", "held", "turned")
+        fields += [f"{name}_{k}" for k in keys]
     with open(csv_path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(fields)
@@ -66,6 +67,7 @@ def write_reports(
                 lo, hi = share.interval()
                 row += [f"{share.value:.4f}", f"{lo:.4f}", f"{hi:.4f}"]
             for g in m.games:
-                row += [g.wins, g.draws, g.losses, f"{g.score:.4f}", f"{g.held_share:.4f}"]
+                row += [g.wins, g.draws, g.losses, f"{g.score:.4f}"]
+                row += [f"{g.held_share:.4f}", f"{g.turned_share:.4f}"]
             writer.writerow(row)
     return [json_path, csv_path]
