@@ -254,10 +254,15 @@ def test_a_tournament_writes_results_that_rate_reads(
     assert "hand-set-d2" in table and "random" in table
     assert run_cli(["rate", str(run / "games.pgn")]) == 0
     assert "hand-set-d2" in capsys.readouterr().out
-    # a finished run resumes to nothing new
+    # a run that lost its last game resumes to play just that one, the same way
+    with ResultsDB.open(run) as db, db.conn:
+        db.conn.execute("DELETE FROM games WHERE id = 3")
     assert run_cli(["tournament", "--resume", str(run), "--quiet"]) == 0
     with ResultsDB.open(run) as db:
-        assert [g.id for g in db.games()] == [0, 1, 2, 3]
+        again = db.games()
+    assert [g.id for g in again] == [0, 1, 2, 3]
+    assert [g.pgn.split("\n\n")[1] for g in again] == [g.pgn.split("\n\n")[1] for g in games]
+    assert (run / "games.pgn").read_text(encoding="utf-8").count("[Event ") == 4
 
 
 # ------------------------------------------------------------------ bad input
@@ -277,6 +282,7 @@ BAD = [
     (["connect4", "measure", "perfect:p=1.5"], "probability"),
     (["tournament", "--game", "connect4", "hand-set", "random", "--tc", "depth=4"], "--tc"),
     (["tournament", "--game", "connect4", "hand-set:depth=x", "random"], "depth"),
+    (["tournament", "--game", "connect4", "random", "random", "--workers", "2"], "--workers"),
     (["rate", "--game", "connect4", "CHESS_RUN"], "chess tournament"),
 ]
 

@@ -185,6 +185,7 @@ _CHESS_ONLY = {
     "resign_score": None,
     "draw_score": None,
     "backend": "local",
+    "workers": None,  # Connect Four games run one after another in this process
 }
 
 
