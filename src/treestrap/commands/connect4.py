@@ -64,6 +64,12 @@ def add_parser(sub: Any) -> None:
     )
     m.add_argument("--opening-plies", default=None, metavar="N", help="random plies (default 8)")
     m.add_argument("--seed", default="1", help="openings and random moves (default 1)")
+    m.add_argument(
+        "--references",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure hand-set and random-weights where not given (default: yes)",
+    )
     m.add_argument("--out", metavar="DIR", help="write measure.json and measure.csv here")
     m.add_argument("--quiet", action="store_true", help="no progress bars")
     m.set_defaults(func=run_measure)
@@ -116,7 +122,14 @@ def _measure(args: argparse.Namespace) -> int:
         measure_player,
         opening_results,
     )
-    from treestrap.play.connect4.players import SEARCH, make_player, parse_connect4_players
+    from treestrap.play.connect4.players import (
+        HAND_SET,
+        RANDOM_WEIGHTS,
+        SEARCH,
+        make_player,
+        parse_connect4_player,
+        parse_connect4_players,
+    )
     from treestrap.play.connect4.reference import load_reference
     from treestrap.play.connect4.report import format_table, write_reports
     from treestrap.play.connect4.tournament import MAX_OPENING_PLIES
@@ -131,6 +144,9 @@ def _measure(args: argparse.Namespace) -> int:
     plies_text = args.opening_plies or str(DEFAULT_OPENING_PLIES)
     plies = _whole(plies_text, "--opening-plies", 0, MAX_OPENING_PLIES)
     specs = parse_connect4_players(args.players)
+    if args.references:  # the hand-written evaluation and the random start beside them
+        given = {s.model for s in specs}
+        specs += [parse_connect4_player(r) for r in (HAND_SET, RANDOM_WEIGHTS) if r not in given]
     positions = load_reference(args.positions)[::every]
     runs = [s.with_depth(d) for s in specs for d in (depths if s.kind == SEARCH else [0])]
     runs = list({s.name: s for s in runs}.values())  # a fixed depth is measured once
