@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
         help="best-move share on solved positions, games against the exact solver",
         description="For each player (a search over a model at each depth): the share of "
         "the reference positions where its move is a best move and where it keeps the "
-        "game-theoretic result, with 95%% intervals; and games against the exact solver "
+        "game-theoretic result, with 95% intervals; and games against the exact solver "
         "and weakened ones (a random move with probability P), each random opening "
         "played with both colours. Prints a table; with --out writes measure.json and "
         "measure.csv.",
