@@ -110,7 +110,8 @@ def add_parser(sub: Any) -> None:
         "--opening-plies",
         type=_count,
         metavar="N",
-        help="connect4: random plies before each game (default 4)",
+        help="connect4: random plies before each game (default 4; 8 or more with a "
+        "perfect player: the solver takes minutes near the empty board)",
     )
     add_backend_arguments(t, "the games")
     t.set_defaults(func=run_command)
