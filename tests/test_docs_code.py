@@ -57,7 +57,7 @@ def test_commands_page_covers_every_subcommand() -> None:
     from treestrap.cli import COMMANDS
 
     headings = re.findall(
-        r"^## `treestrap ([a-z]+)", (DOCS / "commands.md").read_text(encoding="utf-8"), re.M
+        r"^## `treestrap ([a-z0-9]+)", (DOCS / "commands.md").read_text(encoding="utf-8"), re.M
     )
     assert sorted(set(headings)) == sorted(COMMANDS)
 

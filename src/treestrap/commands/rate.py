@@ -57,6 +57,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--player", help="SPRT: the player under test")
     p.add_argument("--opponent", help="SPRT: the reference player")
+    p.add_argument(
+        "--game",
+        choices=["chess", "connect4"],
+        default="chess",
+        help="connect4: every tournament source must hold Connect Four games (White is "
+        "the first player, so the white advantage is the first player's)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
     p.set_defaults(func=run_rate)
@@ -92,6 +99,8 @@ def run_rate(args: argparse.Namespace) -> int:
     from treestrap.rating.results import load_round_results
 
     try:
+        if args.game == "connect4":
+            _check_connect4_sources(args.sources)
         rounds = []
         for source in args.sources:
             rounds.extend(load_round_results(source))
@@ -124,6 +133,17 @@ def run_rate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"{exc.filename or ''}: {exc.strerror or exc}")
     return 0
+
+
+def _check_connect4_sources(sources: list[str]) -> None:
+    """``ValueError`` for a tournament source that holds chess games (PGN files are
+    read as they are: their headers do not say the game)."""
+    from treestrap.play.connect4.tournament import CONNECT4, stored_game_kind
+
+    for source in sources:
+        kind = stored_game_kind(source)
+        if kind is not None and kind != CONNECT4:
+            raise ValueError(f"{source} holds a {kind} tournament, not connect4")
 
 
 def _run_sprt(args: argparse.Namespace, rounds: list[tuple[str, str, str, str]]) -> int:

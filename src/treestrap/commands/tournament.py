@@ -98,6 +98,21 @@ def add_parser(sub: Any) -> None:
         help="forfeit a move longer than this under depth/node limits (default 60)",
     )
     t.add_argument("--quiet", action="store_true", help="no progress bar or interim standings")
+    c4 = t.add_argument_group("Connect Four")
+    c4.add_argument(
+        "--game",
+        choices=["chess", "connect4"],
+        default="chess",
+        help="the game (default chess); connect4 players: perfect[:p=P], random, "
+        "hand-set[:depth=N], random-weights[:seed=S][:depth=N], PATH.npz[:depth=N]",
+    )
+    c4.add_argument(
+        "--opening-plies",
+        type=_count,
+        metavar="N",
+        help="connect4: random plies before each game (default 4; 8 or more with a "
+        "perfect player: the solver takes minutes near the empty board)",
+    )
     add_backend_arguments(t, "the games")
     t.set_defaults(func=run_command)
 
@@ -152,6 +167,82 @@ def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager
     return games_run_by(ray_runner(args.address))
 
 
+def _is_connect4(args: argparse.Namespace) -> bool:
+    if args.game == "connect4":
+        return True
+    if args.resume:
+        from treestrap.play.connect4.tournament import CONNECT4, stored_game_kind
+
+        return stored_game_kind(args.resume) == CONNECT4
+    return False
+
+
+#: Options of chess tournaments only, with their defaults (a changed one is refused).
+_CHESS_ONLY = {
+    "openings": None,
+    "tc": "depth=3",
+    "sprt": None,
+    "finish_with": None,
+    "resign_score": None,
+    "draw_score": None,
+    "backend": "local",
+    "workers": None,  # Connect Four games run one after another in this process
+}
+
+
+def _connect4_config(args: argparse.Namespace) -> Any:
+    from treestrap.play.connect4.tournament import (
+        DEFAULT_OPENING_PLIES,
+        Connect4TournamentConfig,
+        load_connect4_config,
+    )
+
+    for dest, default in _CHESS_ONLY.items():
+        if getattr(args, dest) != default:
+            option = "--" + dest.replace("_", "-")
+            hint = " (give a search player its depth: hand-set:depth=4)" if dest == "tc" else ""
+            raise ValueError(f"{option} is for chess tournaments, not --game connect4{hint}")
+    if args.resume:
+        if args.players or args.out or args.opening_plies:
+            raise ValueError("--resume takes no players, no --out and no --opening-plies")
+        return load_connect4_config(args.resume)
+    if not args.out:
+        raise ValueError("--out RUN_DIR is required (or --resume RUN_DIR)")
+    return Connect4TournamentConfig(
+        players=list(args.players),
+        format=args.format,
+        games_per_pair=args.games_per_pair,
+        opening_plies=args.opening_plies or DEFAULT_OPENING_PLIES,
+        seed=args.seed,
+    )
+
+
+def _run_connect4(args: argparse.Namespace) -> int:
+    """``--game connect4``: in-process players, one game after another."""
+    from treestrap.play.connect4.tournament import run_connect4_tournament
+    from treestrap.rating.standings import format_head_to_head, format_standings, head_to_head
+
+    run_dir = args.resume or args.out
+    try:
+        config = _connect4_config(args)
+        result = run_connect4_tournament(
+            config, run_dir, resume=bool(args.resume), progress=not args.quiet
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
+        return 130
+    if args.quiet:
+        print(format_standings(result.standings))
+    played = [(g.white, g.black, g.result) for g in result.games]
+    print("\nhead to head (Elo of the first named, 95% interval; White moves first):")
+    print(format_head_to_head(head_to_head(result.players, played)))
+    print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+    return 0
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
     bad input, 130 when interrupted (the stored games stay; resume later)."""
@@ -163,6 +254,11 @@ def run_command(args: argparse.Namespace) -> int:
         head_to_head,
     )
 
+    if _is_connect4(args):
+        return _run_connect4(args)
+    if args.opening_plies is not None:
+        print("error: --opening-plies is for --game connect4", file=sys.stderr)
+        return 2
     run_dir = args.resume or args.out
     problem = check_backend_arguments(args)
     if problem:

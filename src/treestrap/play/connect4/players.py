@@ -1,0 +1,257 @@
+"""Connect Four player specs and the players they make, all in process.
+
+==============================  ====================================================
+``perfect``                     the exact solver: a best move (the highest score,
+                                so the quickest win or the longest loss), ties
+                                broken by a seeded random choice
+``perfect:p=P``                 a random legal move with probability P, else perfect
+``random``                      a uniformly random legal move
+``hand-set[:depth=N]``          a search over the hand-written evaluation
+``random-weights[:seed=S]...``  a search over small random weights (the random start)
+``PATH.npz[:depth=N]``          a search over a Connect Four weight file
+==============================  ====================================================
+
+A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`); options join
+with ``:`` (``random-weights:seed=3:depth=2``). ``NAME=SPEC`` names a player; otherwise
+the name is made from the spec. Parsing checks files and loads weight files, so a typo
+or a chess weight file fails before any game starts.
+
+A player is made once per tournament or measurement and told :meth:`Player.new_game`
+with a seed before each game, so its random choices are repeatable game by game while
+the solver's table and the search's stay warm.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from treestrap.connect4.board import (
+    MAX_MOVES,
+    Position,
+    copy_position,
+    legal_moves,
+)
+
+PERFECT, RANDOM, SEARCH = "perfect", "random", "search"
+HAND_SET, RANDOM_WEIGHTS = "hand-set", "random-weights"
+#: Plies a search player looks ahead when its spec does not say.
+DEFAULT_DEPTH = 4
+MAX_DEPTH = 42
+_NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
+_FORMS = (
+    "perfect, perfect:p=P, random, hand-set[:depth=N], random-weights[:seed=S][:depth=N], "
+    "PATH.npz[:depth=N], optionally as NAME=SPEC"
+)
+
+
+@dataclass(frozen=True)
+class Connect4PlayerSpec:
+    """How to make one player; ``model`` is ``hand-set``, ``random-weights`` or a path."""
+
+    name: str
+    kind: str  # PERFECT, RANDOM or SEARCH
+    p: float = 0.0  # perfect: the chance of a random move instead
+    model: str = ""
+    seed: int = 0  # random-weights: the weights' seed
+    depth: int | None = None  # search: None takes DEFAULT_DEPTH (or the caller's)
+
+    def with_depth(self, depth: int) -> Connect4PlayerSpec:
+        """This search player at ``depth`` unless its spec fixed one, named for it."""
+        if self.kind != SEARCH or self.depth is not None:
+            return self
+        return replace(self, depth=depth, name=f"{self.name}-d{depth}")
+
+
+def _options(parts: list[str], allowed: tuple[str, ...], text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or key not in allowed:
+            wanted = ", ".join(f"{k}=..." for k in allowed) or "no options"
+            raise ValueError(f"player {text!r}: unknown option {part!r} (expected {wanted})")
+        if key in found:
+            raise ValueError(f"player {text!r}: {key} given twice")
+        found[key] = value
+    return found
+
+
+def _depth(value: str | None, text: str) -> int | None:
+    if value is None:
+        return None
+    if not value.isdigit() or not 1 <= int(value) <= MAX_DEPTH:
+        raise ValueError(f"player {text!r}: depth must be a whole number 1-{MAX_DEPTH}")
+    return int(value)
+
+
+def _probability(value: str | None, text: str) -> float:
+    if value is None:
+        return 0.0
+    try:
+        p = float(value)
+    except ValueError:
+        p = -1.0
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"player {text!r}: p must be a probability 0-1, got {value!r}")
+    return p
+
+
+def parse_connect4_player(text: str) -> Connect4PlayerSpec:
+    """One spec string (see the module docstring); ``ValueError`` says what is wrong."""
+    match = _NAMED.match(text.strip())
+    name, spec = (match["name"], match["spec"]) if match else ("", text.strip())
+    base, *parts = spec.split(":")
+    if base == PERFECT:
+        p = _probability(_options(parts, ("p",), text).get("p"), text)
+        return Connect4PlayerSpec(name or (f"perfect-p{p:g}" if p else PERFECT), PERFECT, p=p)
+    if base == RANDOM:
+        _options(parts, (), text)
+        return Connect4PlayerSpec(name or RANDOM, RANDOM)
+    if base == HAND_SET or base == RANDOM_WEIGHTS or base.lower().endswith(".npz"):
+        allowed = ("seed", "depth") if base == RANDOM_WEIGHTS else ("depth",)
+        opts = _options(parts, allowed, text)
+        seed_text = opts.get("seed", "0")
+        if not seed_text.isdigit():
+            raise ValueError(f"player {text!r}: seed must be a whole number")
+        seed = int(seed_text)
+        auto = base if base != RANDOM_WEIGHTS or not seed else f"{base}-{seed}"
+        if base.lower().endswith(".npz"):
+            auto = Path(base).stem
+        depth = _depth(opts.get("depth"), text)
+        if depth is not None:
+            auto = f"{auto}-d{depth}"
+        found = Connect4PlayerSpec(name or auto, SEARCH, model=base, seed=seed, depth=depth)
+        if base not in (HAND_SET, RANDOM_WEIGHTS):
+            load_model(found)  # a missing file or a chess weight file fails now
+        return found
+    raise ValueError(f"unknown Connect Four player {text!r} (expected {_FORMS})")
+
+
+def parse_connect4_players(texts: list[str]) -> list[Connect4PlayerSpec]:
+    """Every spec, with unique names (made-up ones numbered ``-2``, ``-3``... on a
+    clash; explicit names must differ)."""
+    specs = [parse_connect4_player(t) for t in texts]
+    named = [_NAMED.match(t.strip()) is not None for t in texts]
+    explicit = [s.name for s, n in zip(specs, named, strict=True) if n]
+    if len(set(explicit)) < len(explicit):
+        raise ValueError("a player name is given twice")
+    taken = set(explicit)
+    unique = []
+    for spec, is_named in zip(specs, named, strict=True):
+        if not is_named:
+            name, n = spec.name, 1
+            while name in taken:
+                n += 1
+                name = f"{spec.name}-{n}"
+            spec = replace(spec, name=name)
+        taken.add(spec.name)
+        unique.append(spec)
+    return unique
+
+
+def load_model(spec: Connect4PlayerSpec) -> Any:
+    """The Connect Four model of a search player; ``ValueError`` for a file that is
+    missing or not a Connect Four weight file."""
+    from treestrap.games import connect4_model as models
+
+    if spec.model == HAND_SET:
+        return models.hand_written_connect4_model()
+    if spec.model == RANDOM_WEIGHTS:
+        return models.random_connect4_model(spec.seed)
+    if not Path(spec.model).is_file():
+        raise ValueError(f"weight file not found: {spec.model}")
+    try:
+        return models.load_connect4_model(spec.model)
+    except (OSError, KeyError) as exc:
+        raise ValueError(f"{spec.model}: not a Connect Four weight file ({exc})") from None
+
+
+class Player(Protocol):
+    """The seam between a game and whoever moves: a column for a position."""
+
+    name: str
+
+    def new_game(self, seed: int) -> None: ...
+
+    def choose(self, pos: Position) -> int: ...
+
+
+def _legal(pos: Position) -> list[int]:
+    buf = np.zeros(MAX_MOVES, dtype=np.int64)
+    n = legal_moves(pos, buf)
+    return sorted(int(c) for c in buf[:n])
+
+
+class RandomPlayer:
+    """A uniformly random legal move."""
+
+    def __init__(self, name: str = RANDOM) -> None:
+        self.name = name
+        self.rng = random.Random(0)
+
+    def new_game(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, pos: Position) -> int:
+        return self.rng.choice(_legal(pos))
+
+
+class PerfectPlayer:
+    """The exact solver's best move, or with probability ``p`` a random legal one.
+
+    ``random_moves`` and ``moves`` count both kinds since the player was made."""
+
+    def __init__(self, name: str = PERFECT, p: float = 0.0, solver: Any = None) -> None:
+        from treestrap.connect4.solver import Solver
+
+        self.name = name
+        self.p = p
+        self.solver = solver if solver is not None else Solver()
+        self.rng = random.Random(0)
+        self.moves = 0
+        self.random_moves = 0
+
+    def new_game(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, pos: Position) -> int:
+        self.moves += 1
+        # Draw the coin first, so the random stream does not depend on the position.
+        if self.p and self.rng.random() < self.p:
+            self.random_moves += 1
+            return self.rng.choice(_legal(pos))
+        return self.rng.choice(self.solver.best_moves(pos))
+
+
+class SearchPlayer:
+    """The best move of a fixed-depth search over a model's evaluation."""
+
+    def __init__(self, name: str, model: Any, depth: int) -> None:
+        from treestrap.connect4.search import Connect4Search
+
+        self.name = name
+        self.evaluator = model.evaluator()
+        self.depth = depth
+        self.search = Connect4Search(tt_bits=18)
+
+    def new_game(self, seed: int) -> None:
+        pass  # the search is deterministic: nothing to seed
+
+    def choose(self, pos: Position) -> int:
+        result = self.search.search(copy_position(pos), self.evaluator, self.depth)
+        return int(result.best_move)
+
+
+def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> Player:
+    """The player of a spec; perfect players may share one ``solver`` (its table holds
+    exact facts, whoever asked)."""
+    if spec.kind == PERFECT:
+        return PerfectPlayer(spec.name, spec.p, solver)
+    if spec.kind == RANDOM:
+        return RandomPlayer(spec.name)
+    return SearchPlayer(spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH)

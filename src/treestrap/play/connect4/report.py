@@ -1,0 +1,73 @@
+"""The measurement against perfect play as a table, JSON and CSV (what docs cite)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from treestrap.play.connect4.measure import PlayerMeasure
+
+JSON_NAME, CSV_NAME = "measure.json", "measure.csv"
+
+
+def format_table(measures: Sequence[PlayerMeasure]) -> str:
+    """One line per player: both shares, then W/D/L, score and the share of games that
+    held a won or drawn opening's result, against each opponent."""
+    if not measures:
+        return "(nothing measured)"
+    opponents = [g.opponent for g in measures[0].games]
+    width = max(len("player"), *(len(m.name) for m in measures))
+    head = f"{'player':<{width}}  {'best move':>19}  {'keeps result':>19}"
+    head += "".join(f"  {name:>27}" for name in opponents)
+    lines = [head]
+    for m in measures:
+        line = f"{m.name:<{width}}  {m.best.describe():>19}  {m.kept.describe():>19}"
+        for g in m.games:
+            cell = f"{g.wdl()} {100 * g.score:.0f}% h{100 * g.held_share:.0f}%"
+            line += f"  {cell:>27}"
+        lines.append(line)
+    if opponents:
+        lines.append(
+            "+W =D -L, score; h: of the games perfect play wins or draws for the "
+            "player's colour from its opening, the share it won or drew as perfect play would"
+        )
+    return "\n".join(lines)
+
+
+def measure_document(measures: Sequence[PlayerMeasure], setup: dict[str, Any]) -> dict[str, Any]:
+    return {**setup, "players": [m.to_dict() for m in measures]}
+
+
+def write_reports(
+    out_dir: str | Path, measures: Sequence[PlayerMeasure], setup: dict[str, Any]
+) -> list[Path]:
+    """``measure.json`` (everything) and ``measure.csv`` (a row per player)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, csv_path = out / JSON_NAME, out / CSV_NAME
+    json_path.write_text(
+        json.dumps(measure_document(measures, setup), indent=2) + "\n", encoding="utf-8"
+    )
+    opponents = [g.opponent for g in measures[0].games] if measures else []
+    fields = ["player", "spec", "depth"]
+    for share in ("best_move", "keeps_result"):
+        fields += [share, f"{share}_low", f"{share}_high"]
+    for name in opponents:
+        keys = ("wins", "draws", "losses", "score", "held", "turned")
+        fields += [f"{name}_{k}" for k in keys]
+    with open(csv_path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(fields)
+        for m in measures:
+            row: list[object] = [m.name, m.spec, "" if m.depth is None else m.depth]
+            for share in (m.best, m.kept):
+                lo, hi = share.interval()
+                row += [f"{share.value:.4f}", f"{lo:.4f}", f"{hi:.4f}"]
+            for g in m.games:
+                row += [g.wins, g.draws, g.losses, f"{g.score:.4f}"]
+                row += [f"{g.held_share:.4f}", f"{g.turned_share:.4f}"]
+            writer.writerow(row)
+    return [json_path, csv_path]
