@@ -260,6 +260,7 @@ NETWORK_CONFIG_KEYS = [
     "batch_size",
     "tree_nodes",
     "momentum",
+    "weight_decay",
     "replay_steps",
 ]
 
