@@ -65,8 +65,8 @@ BUDGETS = {
         games_per_pair=8,
         note="1000 self-play games per algorithm at depth 4 (Connect Four's default "
         "steps); depth-4 round robin, 8 games a pair",
-        caveat="8 games a pair give intervals of about +-100 Elo: an order, not a "
-        "significant one (--budget standard plays more)",
+        caveat="8 games a pair rate each checkpoint to about +-80 Elo: the LOS lines say "
+        "which gaps are significant (--budget standard plays twice the games)",
     ),
     "standard": Connect4Budget(
         games=5000,
