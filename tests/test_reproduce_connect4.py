@@ -18,7 +18,9 @@ from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
 from treestrap.rating.results import load_results
 from treestrap.reproduce import veness2009_connect4 as c4
 from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO
-from treestrap.training.curve import connect4_depth
+from treestrap.training.config import TrainConfig, connect4_config
+from treestrap.training.curve import connect4_depth, curve_pool
+from treestrap.training.run import train
 
 TINY = c4.Connect4Budget(
     games=3, depth=2, minimax_nodes=60, points_per_run=2, games_per_pair=2, note="test"
@@ -110,6 +112,26 @@ def test_a_connect4_curve_plays_at_a_fixed_depth() -> None:
     for tc in ("60+1", "nodes=100", "depth=0", "depth=x"):
         with pytest.raises(ValueError, match="fixed depth"):
             connect4_depth(tc)
+
+
+def test_a_curve_pool_holds_one_game(tmp_path: Path) -> None:
+    def run(name: str, config: TrainConfig) -> Path:
+        train(config, tmp_path / name)
+        return tmp_path / name
+
+    tiny = {"games": 2, "seed": 4, "depth": 1, "checkpoint_every": 2}
+    c4_a = run("a", connect4_config(algorithm="treestrap-ab", **tiny))
+    c4_b = run("b", connect4_config(algorithm="td-leaf", **tiny))
+    pool = curve_pool([c4_a, c4_b], 1)
+    assert pool.game == "connect4"
+    assert pool.player_specs(":depth=3") == [
+        f"{UNTRAINED}={c4_a / 'checkpoints' / 'game-000000.npz'}:depth=3",
+        f"treestrap-ab@2={c4_a / 'checkpoints' / 'game-000002.npz'}:depth=3",
+        f"td-leaf@2={c4_b / 'checkpoints' / 'game-000002.npz'}:depth=3",
+    ]
+    chess = run("c", TrainConfig(algorithm="rootstrap-ab", max_plies=8, **tiny))
+    with pytest.raises(ValueError, match="different games"):
+        curve_pool([c4_a, chess], 1)
 
 
 BAD = [
