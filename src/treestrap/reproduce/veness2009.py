@@ -14,6 +14,9 @@ command again after an interruption.
     table.txt          best Elo per algorithm, next to the paper's
     ratings.*          every checkpoint's rating (txt, csv, json)
     curve.csv/.png     Elo against training games on a log axis
+
+The same comparison on Connect Four (``--game connect4``) is
+:mod:`treestrap.reproduce.veness2009_connect4`.
 """
 
 from __future__ import annotations
