@@ -25,6 +25,10 @@ def _positive_int(text: str) -> int:
 BUDGET_NAMES = ("quick", "standard", "paper")
 #: The options only serban2014 reads, and their defaults.
 SERBAN_OPTIONS = {"pgn": None, "openings": None, "no_finish": False}
+#: The options only veness2009 --game connect4 reads, and their defaults.
+CONNECT4_OPTIONS = {"positions": None}
+#: The solved reference positions beside the checkout, from the repository root.
+DEFAULT_POSITIONS = "../shared/data/connect4/solved-1000.txt"
 
 
 def add_parser(sub: Any) -> None:
@@ -41,8 +45,10 @@ def add_parser(sub: Any) -> None:
         "Algorithm 7 self-play from each, two gauntlets with games unfinished after 200 "
         "plies played out by Stockfish, the best RL LogReg at 250 Elo; table.txt, "
         "fig7_1.png, fig7_2.png. Budgets: quick (about 11 minutes on 2 cores), standard "
-        "(a few hours). Every stage resumes: run the same command again after an "
-        "interruption.",
+        "(a few hours). veness2009 --game connect4: the same comparison on Connect Four, "
+        "with each algorithm's share of best moves on the solved positions in the table; "
+        "budgets quick (a few minutes: 1000 games each at depth 4) and standard (5000). "
+        "Every stage resumes: run the same command again after an interruption.",
     )
     p.add_argument("experiment", choices=["veness2009", "serban2014"], help="which experiment")
     p.add_argument(
@@ -63,6 +69,18 @@ def add_parser(sub: Any) -> None:
         "run, and tournament games at once)",
     )
     add_backend_arguments(p, "training actors and tournament games (veness2009)")
+    p.add_argument(
+        "--game",
+        default="chess",
+        metavar="GAME",
+        help="veness2009: chess (default) or connect4",
+    )
+    p.add_argument(
+        "--positions",
+        metavar="FILE",
+        help=f"veness2009 --game connect4: the solved positions the final weights are "
+        f"measured on (default {DEFAULT_POSITIONS})",
+    )
     p.add_argument(
         "--pgn",
         metavar="GAMES.pgn",
@@ -92,14 +110,33 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run_reproduce_command)
 
 
+def _given(args: argparse.Namespace, options: dict[str, object]) -> str:
+    """The flags of ``options`` that ``args`` sets, joined, or ''."""
+    given = [name for name, default in options.items() if getattr(args, name) != default]
+    return ", ".join("--" + name.replace("_", "-") for name in given)
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def run_reproduce_command(args: argparse.Namespace) -> int:
+    from treestrap.games.names import CHESS, CONNECT4, GAME_NAMES
+
+    if args.game not in GAME_NAMES:
+        return _error(f"unknown game {args.game!r} (known: {', '.join(GAME_NAMES)})")
+    if args.game != CHESS and args.experiment != "veness2009":
+        return _error(f"--game {args.game}: {args.experiment} is chess only")
+    if args.game != CONNECT4 and _given(args, CONNECT4_OPTIONS):
+        return _error(f"{_given(args, CONNECT4_OPTIONS)}: options of --game connect4")
     if args.experiment == "serban2014":
         return _run_serban(args)
-    given = [name for name, default in SERBAN_OPTIONS.items() if getattr(args, name) != default]
-    if given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        print(f"error: {flags}: options of serban2014, not of {args.experiment}", file=sys.stderr)
-        return 2
+    flags = _given(args, SERBAN_OPTIONS)
+    if flags:
+        return _error(f"{flags}: options of serban2014, not of {args.experiment}")
+    if args.game == CONNECT4:
+        return _run_veness_connect4(args)
     return _run_veness(args)
 
 
@@ -151,6 +188,32 @@ def _run_veness(args: argparse.Namespace) -> int:
             backend=args.backend,
             address=args.address,
             tensorboard=args.tensorboard,
+        ),
+        f"plot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/",
+    )
+
+
+def _run_veness_connect4(args: argparse.Namespace) -> int:
+    from treestrap.reproduce.stages import pick_budget
+    from treestrap.reproduce.veness2009_connect4 import BUDGETS, EXPERIMENT, reproduce_connect4
+
+    if args.backend != "local" or args.address:
+        return _error("--game connect4 runs on the local backend (no --backend ray)")
+    if args.tensorboard:
+        return _error("--tensorboard: chess runs only, not --game connect4")
+    try:
+        pick_budget(args.budget, BUDGETS, EXPERIMENT)  # before the output directory
+    except ValueError as exc:
+        return _error(str(exc))
+    out = args.out or f"runs/{args.experiment}-connect4-{args.budget}"
+    return _run_and_report(
+        out,
+        lambda: reproduce_connect4(
+            out,
+            args.budget,
+            positions=args.positions or DEFAULT_POSITIONS,
+            seed=args.seed,
+            workers=args.workers,
         ),
         f"plot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/",
     )

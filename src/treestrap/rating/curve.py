@@ -59,12 +59,23 @@ class CurveResult:
                 best[p.label] = p
         return best
 
-    def format_summary(self, paper: dict[str, float] | None = None) -> str:
-        """Table 2 of the paper: best Elo per algorithm with its 95% interval."""
+    def format_summary(
+        self,
+        paper: dict[str, float] | None = None,
+        paper_label: str = "paper",
+        extra: dict[str, dict[str, str]] | None = None,
+    ) -> str:
+        """Table 2 of the paper: best Elo per algorithm with its 95% interval; with
+        ``paper``, the paper's figures in a column headed ``paper_label``; ``extra``:
+        more columns, header to text by run label (:data:`UNTRAINED` for the anchor)."""
         rows = sorted(self.best().values(), key=lambda p: -p.elo)
+        columns = extra or {}
+        width = max([8, *(len(h) + 2 for h in columns)])
+        paper_width = max(8, len(paper_label) + 2)
         head = f"{'Algorithm':<24}{'Elo':>7}  {'95% interval':<16}{'games':>7}"
         if paper:
-            head += f"{'paper':>8}"
+            head += f"{paper_label:>{paper_width}}"
+        head += "".join(f"{h:>{width}}" for h in columns)
         lines = [head, "-" * len(head)]
         for p in rows:
             line = (
@@ -72,12 +83,14 @@ class CurveResult:
                 f"{f'[{p.lower:.0f}, {p.upper:.0f}]':<16}{p.games:>7}"
             )
             if paper:
-                line += f"{paper.get(p.label, math.nan):>8.0f}"
+                line += f"{paper.get(p.label, math.nan):>{paper_width}.0f}"
+            line += "".join(f"{c.get(p.label, ''):>{width}}" for c in columns.values())
             lines.append(line)
         untrained = self.table.rating(UNTRAINED)
         line = f"{'Untrained':<24}{untrained.elo:>7.0f}  {'(anchor)':<16}{0:>7}"
         if paper:
-            line += f"{PAPER_ANCHOR_ELO:>8.0f}"
+            line += f"{PAPER_ANCHOR_ELO:>{paper_width}.0f}"
+        line += "".join(f"{c.get(UNTRAINED, ''):>{width}}" for c in columns.values())
         lines.append(line)
         return "\n".join(lines)
 

@@ -14,11 +14,13 @@ command again after an interruption.
     table.txt          best Elo per algorithm, next to the paper's
     ratings.*          every checkpoint's rating (txt, csv, json)
     curve.csv/.png     Elo against training games on a log axis
+
+The same comparison on Connect Four (``--game connect4``) is
+:mod:`treestrap.reproduce.veness2009_connect4`.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as futures
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from typing import Any
 
 from treestrap.rating.curve import DISPLAY_NAMES
 from treestrap.reproduce.stages import pick_budget
-from treestrap.reproduce.workers import lines_logged, train_run, wait_all
+from treestrap.reproduce.workers import train_runs
 from treestrap.training.config import TrainConfig
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
 from treestrap.training.presets import PRESETS
@@ -192,10 +194,6 @@ def training_config(algorithm: str, budget: Budget, seed: int) -> TrainConfig:
     )
 
 
-def _games_done(runs: list[Path]) -> int:
-    return sum(lines_logged(run / "metrics.jsonl") for run in runs)
-
-
 def train_all(
     out: Path,
     budget: Budget,
@@ -206,13 +204,8 @@ def train_all(
     address: str | None = None,
     tensorboard: Path | None = None,
 ) -> list[Path]:
-    """Train (or finish training) every algorithm: on the local backend ``workers``
-    runs at a time, one process each; on Ray one run after another, each with
-    ``workers`` actors on the cluster. ``tensorboard``: each run logs its games in
-    ``tensorboard/ALGORITHM``."""
-    from tqdm import tqdm
-
-    runs = [out / "train" / a for a in ALGORITHMS]
+    """Train (or finish training) every algorithm (:func:`train_runs`).
+    ``tensorboard``: each run logs its games in ``tensorboard/ALGORITHM``."""
 
     def config_of(algorithm: str) -> TrainConfig:
         config = training_config(algorithm, budget, seed)
@@ -220,37 +213,8 @@ def train_all(
             return config
         return dataclasses.replace(config, tensorboard=str(tensorboard / algorithm))
 
-    total = budget.games * len(ALGORITHMS)
-    bar = tqdm(total=total, unit="game", desc="training", disable=not progress)
-    if backend == "ray":
-        from treestrap.distributed.learner import train_distributed
-
-        bar.n = min(total, _games_done(runs))
-        for algorithm, run in zip(ALGORITHMS, runs, strict=True):
-            train_distributed(
-                config_of(algorithm),
-                str(run),
-                actors=workers,
-                backend="ray",
-                address=address,
-                resume=(run / "weights.npz").exists(),
-                on_game=lambda summary, state: bar.update(1),
-            )
-        bar.close()
-        return runs
-    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
-        # The slowest run first (TreeStrap(minimax)'s full trees), so that the others
-        # share the second worker meanwhile.
-        order = sorted(zip(ALGORITHMS, runs, strict=True), key=lambda ar: ar[0] != SLOWEST)
-        jobs = [pool.submit(train_run, config_of(a), run) for a, run in order]
-
-        def tick() -> None:
-            bar.n = min(total, _games_done(runs))
-            bar.refresh()
-
-        wait_all(jobs, tick)
-    bar.close()
-    return runs
+    configs = {a: config_of(a) for a in ALGORITHMS}
+    return train_runs(out, configs, workers, SLOWEST, progress, backend, address)
 
 
 def reproduce(

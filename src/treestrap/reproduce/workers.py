@@ -1,6 +1,6 @@
-"""Training runs in worker processes, shared by both reproductions: the worker that
-starts or continues one run, waiting for a batch of them with a progress tick, and
-counting what a run has logged so far."""
+"""Training runs in worker processes, shared by the reproductions: the worker that
+starts or continues one run, waiting for a batch of them with a progress tick,
+counting what a run has logged so far, and training a set of runs side by side."""
 
 from __future__ import annotations
 
@@ -57,3 +57,55 @@ def lines_logged(path: Path) -> int:
             return sum(1 for _ in fh)
     except OSError:
         return 0
+
+
+def _games_done(runs: list[Path]) -> int:
+    return sum(lines_logged(run / "metrics.jsonl") for run in runs)
+
+
+def train_runs(
+    out: Path,
+    configs: dict[str, TrainConfig],
+    workers: int,
+    slowest: str = "",
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+) -> list[Path]:
+    """Train (or finish training) each config in ``out/train/NAME``: on the local
+    backend ``workers`` runs at a time, one process each, ``slowest`` first; on Ray
+    one run after another, each with ``workers`` actors on the cluster."""
+    from tqdm import tqdm
+
+    runs = [out / "train" / name for name in configs]
+    total = sum(config.games for config in configs.values())
+    bar = tqdm(total=total, unit="game", desc="training", disable=not progress)
+    if backend == "ray":
+        from treestrap.distributed.learner import train_distributed
+
+        bar.n = min(total, _games_done(runs))
+        for config, run in zip(configs.values(), runs, strict=True):
+            train_distributed(
+                config,
+                str(run),
+                actors=workers,
+                backend="ray",
+                address=address,
+                resume=(run / "weights.npz").exists(),
+                on_game=lambda summary, state: bar.update(1),
+            )
+        bar.close()
+        return runs
+    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        # The slowest run first (TreeStrap(minimax)'s full trees), so that the others
+        # share the second worker meanwhile.
+        order = sorted(zip(configs, runs, strict=True), key=lambda nr: nr[0] != slowest)
+        jobs = [pool.submit(train_run, configs[name], run) for name, run in order]
+
+        def tick() -> None:
+            bar.n = min(total, _games_done(runs))
+            bar.refresh()
+
+        wait_all(jobs, tick)
+    bar.close()
+    return runs

@@ -8,6 +8,11 @@ round-robin tournament (:mod:`treestrap.play.tournament`), and one BayesElo-mode
 rates the pool (:mod:`treestrap.rating.curve`), so ratings of different runs are
 comparable; :mod:`treestrap.reports.curve` draws the plot. The tournament directory can
 be resumed like any other; rating and plotting are cheap and redone every time.
+
+Connect Four runs (``"game": "connect4"`` in their ``config.json``) meet in a Connect
+Four tournament (:mod:`treestrap.play.connect4.tournament`, search players at the
+depth of ``tc``, which must be ``depth=N``); the results are stored as chess's, so the
+rating and the plot are the same.
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.evaluation.weight_files import load_weights
+from treestrap.games.connect4_model import load_connect4_model
+from treestrap.games.names import CHESS, CONNECT4
+from treestrap.play.connect4.tournament import (
+    Connect4TournamentConfig,
+    load_connect4_config,
+    run_connect4_tournament,
+)
 from treestrap.play.tournament import TournamentConfig, load_config, run_tournament
 from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rate_curve
 from treestrap.rating.results import load_results
@@ -75,12 +87,24 @@ def cpu_seconds_by_game(run_dir: str | Path) -> dict[int, float]:
     return totals
 
 
-def run_algorithm(run_dir: str | Path) -> str:
+def _run_config(run_dir: str | Path) -> dict[str, object]:
     config = Path(run_dir) / "config.json"
     try:
-        return str(json.loads(config.read_text())["algorithm"])
-    except (OSError, ValueError, KeyError) as exc:
+        data = dict(json.loads(config.read_text()))
+        if "algorithm" not in data:
+            raise KeyError("algorithm")  # a config without one is no run's
+        return data
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{run_dir} is not a training run directory ({exc})") from exc
+
+
+def run_algorithm(run_dir: str | Path) -> str:
+    return str(_run_config(run_dir)["algorithm"])
+
+
+def run_game(run_dir: str | Path) -> str:
+    """The game a run learned (a chess run's config names none)."""
+    return str(_run_config(run_dir).get("game", CHESS))
 
 
 def pick_points(checkpoints: list[Checkpoint], count: int) -> list[Checkpoint]:
@@ -107,10 +131,13 @@ class CurvePool:
 
     untrained: Path
     points: list[Checkpoint]
+    game: str = CHESS
 
-    def player_specs(self) -> list[str]:
-        specs = [f"{UNTRAINED}={self.untrained}"]
-        specs += [f"{c.name}={c.path}" for c in self.points]
+    def player_specs(self, options: str = "") -> list[str]:
+        """``NAME=PATH`` of every player, each followed by ``options`` (Connect Four's
+        ``:depth=N``)."""
+        specs = [f"{UNTRAINED}={self.untrained}{options}"]
+        specs += [f"{c.name}={c.path}{options}" for c in self.points]
         return specs
 
 
@@ -125,6 +152,11 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
     ]
     if len(set(labels)) != len(labels):
         raise ValueError("two runs have the same algorithm and directory name")
+    games = {run_game(d) for d in run_dirs}
+    if len(games) > 1:
+        raise ValueError(f"the runs learned different games ({', '.join(sorted(games))})")
+    game = games.pop()
+    load = load_connect4_model if game == CONNECT4 else load_weights
     points: list[Checkpoint] = []
     starts: list[tuple[Path, np.ndarray]] = []
     for run_dir, label in zip(run_dirs, labels, strict=True):
@@ -132,7 +164,7 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
         picked = pick_points(checkpoints, points_per_run)
         # A run of another format version may store what this build misreads.
         for checkpoint in [checkpoints[0], *picked]:
-            model = load_weights(checkpoint.path)
+            model = load(checkpoint.path)
             check_format_version(model, Path(run_dir))
             if checkpoint is checkpoints[0]:
                 starts.append((checkpoint.path, model.weights))
@@ -144,7 +176,7 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
                 f"{other} and {first} start from different weights: one untrained "
                 "anchor needs runs with the same start (same --init and --seed)"
             )
-    return CurvePool(first, points)
+    return CurvePool(first, points, game)
 
 
 @dataclass
@@ -177,22 +209,10 @@ def run_curve(
     out.mkdir(parents=True, exist_ok=True)
     pool = curve_pool(run_dirs, settings.points_per_run)
     tournament = out / "tournament"
-    config = TournamentConfig(
-        players=pool.player_specs(),
-        games_per_pair=settings.games_per_pair,
-        seed=settings.seed,
-        tc=settings.tc,
-        max_plies=settings.max_plies,
-        workers=settings.workers,
-        event="treestrap curve",
-    )
-    resume = (tournament / "results.sqlite").exists()
-    if resume and dataclasses.replace(load_config(tournament), workers=config.workers) != config:
-        raise ValueError(
-            f"{tournament} holds the tournament of other checkpoints or settings (did a "
-            "run train on?): choose another --out, or delete that directory to replay it"
-        )
-    run_tournament(config, tournament, resume=resume, progress=progress)
+    if pool.game == CONNECT4:
+        _play_connect4(pool, settings, tournament, progress)
+    else:
+        _play_chess(pool, settings, tournament, progress)
     points = [(c.name, c.label, c.games, c.cpu_seconds) for c in pool.points]
     result = rate_curve(load_results(tournament), points, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
@@ -204,6 +224,58 @@ def run_curve(
     if tensorboard is not None:
         log_curve(result, Path(tensorboard))
     return result
+
+
+_CHANGED = (
+    "{} holds the tournament of other checkpoints or settings (did a run train on?): "
+    "choose another --out, or delete that directory to replay it"
+)
+
+
+def _play_chess(pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool) -> None:
+    config = TournamentConfig(
+        players=pool.player_specs(),
+        games_per_pair=settings.games_per_pair,
+        seed=settings.seed,
+        tc=settings.tc,
+        max_plies=settings.max_plies,
+        workers=settings.workers,
+        event="treestrap curve",
+    )
+    resume = (tournament / "results.sqlite").exists()
+    if resume and dataclasses.replace(load_config(tournament), workers=config.workers) != config:
+        raise ValueError(_CHANGED.format(tournament))
+    run_tournament(config, tournament, resume=resume, progress=progress)
+
+
+def connect4_depth(tc: str) -> int:
+    """The search depth of a Connect Four curve's ``tc`` (``depth=N``); ``ValueError``
+    for any other limit (its players are fixed-depth searches)."""
+    key, _, value = tc.partition("=")
+    if key != "depth" or not value.isdigit() or int(value) < 1:
+        raise ValueError(f"a Connect Four curve plays at a fixed depth (tc depth=N), not {tc!r}")
+    return int(value)
+
+
+def _play_connect4(
+    pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool
+) -> None:
+    """The pool's Connect Four round robin, every player searching ``tc``'s depth."""
+    depth = connect4_depth(settings.tc)
+    for path in [pool.untrained, *(c.path for c in pool.points)]:
+        if ":" in str(path):  # a player spec splits its options at ':'
+            raise ValueError(f"a Connect Four curve cannot name a weight file with ':': {path}")
+    config = Connect4TournamentConfig(
+        players=pool.player_specs(f":depth={depth}"),
+        games_per_pair=settings.games_per_pair,
+        seed=settings.seed,
+        event="treestrap curve",
+    )
+    resume = (tournament / "results.sqlite").exists()
+    if resume and load_connect4_config(tournament).to_json() != config.to_json():
+        raise ValueError(_CHANGED.format(tournament))
+    tournament.mkdir(parents=True, exist_ok=True)
+    run_connect4_tournament(config, tournament, resume=resume, progress=progress)
 
 
 def log_curve(result: CurveResult, folder: Path) -> None:
