@@ -1,7 +1,8 @@
 """Soak the UCI engine under a fast Fischer clock: many games, the runner keeps the clocks.
 
-Plays ``treestrap uci`` (a real subprocess, hand-set preset) against itself and against
-Stockfish with ``treestrap tournament`` and then reads every game back from the
+Plays ``treestrap uci`` (a real subprocess, its default preset unless ``--engine`` names
+another player) against itself and against Stockfish (levels with ``--opponent``, which
+repeats) with ``treestrap tournament`` and then reads every game back from the
 tournament's database. Prints, per pairing and in total: games, losses on time (the
 goal is 0), crashes and other forfeits, illegal moves, and the worst move-time overrun:
 how far a move's thinking time went past the hard limit our time manager
@@ -10,6 +11,8 @@ The move times are the PGN comments' (rounded to 10 ms), the clock is rebuilt fr
 
     python benchmarks/soak.py --games 100 --tc 2+0.02
     python benchmarks/soak.py --games 20 --opponent stockfish:1700 --out runs/soak
+    python benchmarks/soak.py --games 250 --workers 2 --opponent stockfish:1700 \
+        --opponent stockfish:2000 --opponent stockfish:2200 --out runs/soak   # 1000 games
 
 Resumable: run the same command with the same ``--out`` to finish an interrupted soak.
 It is a benchmark, not a test: it times moves, so run it on a quiet machine.
@@ -32,7 +35,8 @@ import chess.pgn
 from treestrap.play.timecontrol import parse_time_control
 from treestrap.search.timeman import SearchLimits, allocate
 
-ENGINE = "treestrap-uci:hand-set"
+#: Our player: the UCI engine as a GUI starts it, with its default preset.
+ENGINE = "treestrap-uci"
 #: The UCI engine's default Move Overhead (ms): the time manager keeps it back.
 OVERHEAD = 0.05
 _SPENT = re.compile(r"(\d+\.\d+)s\s*$")
@@ -122,9 +126,9 @@ def read_game(pgn: str, ours: set[str], base: float, inc: float, game_id: int) -
     return tally
 
 
-def soak(out: Path, opponent: str, games: int, tc: str, workers: int) -> Tally:
+def soak(out: Path, engine: str, opponent: str, games: int, tc: str, workers: int) -> Tally:
     """Play (or finish) one pairing in ``out`` and read it back."""
-    a, b = f"ours-a={ENGINE}", opponent if "=" in opponent else f"opponent={opponent}"
+    a, b = f"ours-a={engine}", opponent if "=" in opponent else f"opponent={opponent}"
     command = [sys.executable, "-m", "treestrap.cli", "tournament"]
     if (out / "results.sqlite").exists():
         command += ["--resume", str(out)]
@@ -148,7 +152,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games per pairing (even)")
     parser.add_argument("--tc", default="2+0.02", help="Fischer clock BASE+INC seconds")
-    parser.add_argument("--opponent", default="stockfish", help="the second pairing's player")
+    parser.add_argument(
+        "--opponent",
+        action="append",
+        help="a pairing against this player (repeats; default: stockfish)",
+    )
+    parser.add_argument("--engine", default=ENGINE, help=f"our player (default {ENGINE})")
     parser.add_argument("--workers", type=int, default=1, help="games at once per pairing")
     parser.add_argument("--out", type=Path, help="directory to keep (default: a temporary one)")
     args = parser.parse_args()
@@ -156,13 +165,13 @@ def main() -> int:
         parser.error("--tc must be a clock (BASE+INC): the soak is about time")
     with tempfile.TemporaryDirectory() as scratch:
         root = args.out or Path(scratch)
-        pairings = {
-            "self-play": f"ours-b={ENGINE}",
-            f"vs {args.opponent}": args.opponent,
-        }
+        pairings = {"self-play": f"ours-b={args.engine}"}
+        pairings.update({f"vs {o}": o for o in args.opponent or ["stockfish"]})
         total = Tally()
         for i, (label, opponent) in enumerate(pairings.items()):
-            tally = soak(root / f"pairing-{i}", opponent, args.games, args.tc, args.workers)
+            tally = soak(
+                root / f"pairing-{i}", args.engine, opponent, args.games, args.tc, args.workers
+            )
             print(tally.line(label), flush=True)
             total.add(tally)
         print(total.line(f"total at {args.tc}"))
