@@ -16,7 +16,6 @@ from treestrap.connect4.board import ST_PLY, Position, make_move, order_moves, u
 from treestrap.connect4.evaluator import Connect4Evaluator, add_node, new_connect4_tree
 from treestrap.connect4.search import (
     NODES,
-    SELDEPTH,
     STOPPED,
     SearchContext,
     SearchResult,
@@ -24,6 +23,7 @@ from treestrap.connect4.search import (
     end_value,
     new_context,
     reset_context,
+    result_from_context,
     update_pv,
 )
 from treestrap.connect4.table import NO_MOVE
@@ -101,18 +101,7 @@ class Connect4Minimax:
         return float(_minimax(pos, ev, tree, self.ctx, budget, depth, 0, -1, NO_MOVE))
 
     def _result(self, value: float, depth: int) -> SearchResult:
-        n = int(self.ctx.pv_len[0])
-        pv = [int(m) for m in self.ctx.pv[0, :n]]
-        return SearchResult(
-            value=value,
-            best_move=pv[0] if pv else NO_MOVE,
-            pv=pv,
-            depth=depth,
-            nodes=int(self.ctx.stats[NODES]),
-            qnodes=0,
-            seldepth=int(self.ctx.stats[SELDEPTH]),
-            stopped=bool(self.ctx.stats[STOPPED]),
-        )
+        return result_from_context(self.ctx, value, depth, bool(self.ctx.stats[STOPPED]))
 
     def search(self, pos: Position, ev: Connect4Evaluator, depth: int) -> SearchResult:
         """The whole depth-``depth`` tree (no node budget) into ``self.tree``."""

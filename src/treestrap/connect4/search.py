@@ -197,6 +197,24 @@ class SearchResult(NamedTuple):
     stopped: bool
 
 
+def result_from_context(
+    ctx: SearchContext, value: float, depth: int, stopped: bool
+) -> SearchResult:
+    """The root's result as a finished search (alpha-beta or minimax) left it in ``ctx``."""
+    n = int(ctx.pv_len[0])
+    pv = [int(m) for m in ctx.pv[0, :n]]
+    return SearchResult(
+        value=value,
+        best_move=pv[0] if pv else NO_MOVE,
+        pv=pv,
+        depth=depth,
+        nodes=int(ctx.stats[NODES]),
+        qnodes=0,
+        seldepth=int(ctx.stats[SELDEPTH]),
+        stopped=stopped,
+    )
+
+
 class Connect4Search:
     """The training alpha-beta with its own scratch space and transposition table.
 
@@ -225,18 +243,7 @@ class Connect4Search:
         return float(_alphabeta(pos, ev, self.ctx, self.tt, opts, depth, 0, -INFINITE, INFINITE))
 
     def _result(self, value: float, depth: int, stopped: bool) -> SearchResult:
-        n = int(self.ctx.pv_len[0])
-        pv = [int(m) for m in self.ctx.pv[0, :n]]
-        return SearchResult(
-            value=value,
-            best_move=pv[0] if pv else NO_MOVE,
-            pv=pv,
-            depth=depth,
-            nodes=int(self.ctx.stats[NODES]),
-            qnodes=0,
-            seldepth=int(self.ctx.stats[SELDEPTH]),
-            stopped=stopped,
-        )
+        return result_from_context(self.ctx, value, depth, stopped)
 
     def search(self, pos: Position, ev: Connect4Evaluator, depth: int) -> SearchResult:
         """A fixed-depth search from a cleared table (the paper's training search)."""
