@@ -19,20 +19,19 @@ from treestrap.connect4.board import (
     LOSS,
     MAX_MOVES,
     NOT_TERMINAL,
-    ST_PLY,
     Position,
     can_play,
     format_moves,
     legal_moves,
     make_move,
     new_position,
-    parse_moves,
     terminal_value,
     unmake_move,
 )
+from treestrap.games.connect4_game import CONNECT4_GAME
 from treestrap.play.connect4.players import Player
+from treestrap.play.contract_game import DRAWN, FIRST_WINS, SECOND_WINS, play_contract_game
 
-FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 #: Tries at a random opening before giving up (each try is cheap; few fail).
 OPENING_TRIES = 1000
 
@@ -110,18 +109,10 @@ class Connect4Game:
 
 
 def play_connect4_game(first: Player, second: Player, opening: str, seed: int) -> Connect4Game:
-    """Play from ``opening`` to the end; ``seed`` seeds both players' random choices."""
-    pos = parse_moves(opening)
-    first.new_game(2 * seed)
-    second.new_game(2 * seed + 1)
-    players = (first, second)
-    while (value := terminal_value(pos)) == NOT_TERMINAL:
-        mover = players[int(pos.st[ST_PLY]) & 1]
-        col = mover.choose(pos)
-        if not (0 <= col < 7 and can_play(pos, col)):
-            raise ValueError(f"{mover.name} chose column {col + 1}, which cannot be played")
-        make_move(pos, col)
-    moves = format_moves(pos)
-    last_mover_won = FIRST_WINS if len(moves) % 2 else SECOND_WINS
-    result = last_mover_won if value == LOSS else DRAWN  # LOSS: the side to move lost
-    return Connect4Game(first.name, second.name, opening, moves, result)
+    """Play from ``opening`` to the end through the game contract
+    (:func:`~treestrap.play.contract_game.play_contract_game`); ``seed`` seeds both
+    players' random choices."""
+    columns = [int(c) - 1 for c in opening]
+    played = play_contract_game(CONNECT4_GAME, first, second, columns, seed)
+    moves = "".join(played.opening + played.moves)
+    return Connect4Game(first.name, second.name, opening, moves, played.result)
