@@ -52,7 +52,7 @@ def test_reproduce_writes_table_and_curve_then_resumes_without_redoing_work(
     monkeypatch.setitem(c4.BUDGETS, "quick", TINY)
     out = tmp_path / "repro"
     argv = ["reproduce", "veness2009", "--game", "connect4", "--out", str(out)]
-    argv += ["--positions", str(positions), "--seed", "2"]
+    argv += ["--positions", str(positions), "--seed", "2", "--tensorboard", str(tmp_path / "tb")]
     assert run_cli(argv) == 0
     printed = capsys.readouterr().out
     table = (out / "table.txt").read_text()
@@ -79,6 +79,9 @@ def test_reproduce_writes_table_and_curve_then_resumes_without_redoing_work(
     assert {r["algorithm"] for r in curve} == {UNTRAINED, *ALGORITHMS}
     assert max(int(r["games"]) for r in curve) == TINY.games
     assert (out / "curve.png").stat().st_size > 0
+    for algorithm in ALGORITHMS:  # --tensorboard: each run's games and its ratings
+        assert list((tmp_path / "tb" / algorithm).glob("*tfevents*"))
+        assert list((tmp_path / "tb" / algorithm / "ratings").glob("*tfevents*"))
     games = load_results(out / "tournament")
     assert len(games) == 36 * TINY.games_per_pair  # 9 players, a round robin
     # The same command again: nothing is trained, played or measured anew.
@@ -139,7 +142,6 @@ BAD = [
     (["--game", "connect4", "--budget", "paper"], "unknown budget 'paper'"),
     (["--game", "connect4", "--positions", "missing.txt"], "not found"),
     (["--game", "connect4", "--backend", "ray"], "local backend"),
-    (["--game", "connect4", "--tensorboard", "tb"], "--tensorboard"),
     (["--positions", "x.txt"], "--game connect4"),
 ]
 

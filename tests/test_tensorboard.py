@@ -174,3 +174,19 @@ def test_the_command_line_carries_the_log_on(tmp_path: Path) -> None:
     assert main([*argv, "--games", "1", "--tensorboard", str(board)]) == 0
     assert main(["train", "--resume", str(run), "--games", "2", "--tensorboard", str(board)]) == 0
     assert steps_on_disk(board) == [1, 2]
+
+
+def test_a_connect4_run_logs_its_metrics_lines(tmp_path: Path) -> None:
+    from treestrap.training.config import connect4_config
+
+    config = connect4_config(
+        algorithm="treestrap-ab", games=4, depth=2, seed=3, tensorboard=str(tmp_path / "tb")
+    )
+    train(config, tmp_path / "run")
+    rows = metric_rows(tmp_path / "run")
+    series = scalars(tmp_path / "tb")
+    assert [r["game"] for r in rows] == [1, 2, 3, 4]
+    for tag in ("error/mean_abs_delta", "weights/norm", "game/plies"):
+        field = METRIC_TAGS[tag]
+        assert series[tag] == [(r["game"], f32(r[field])) for r in rows], tag
+    assert not any(tag.startswith(PIECE_VALUES) for tag in series)  # no chess material

@@ -199,8 +199,6 @@ def _run_veness_connect4(args: argparse.Namespace) -> int:
 
     if args.backend != "local" or args.address:
         return _error("--game connect4 runs on the local backend (no --backend ray)")
-    if args.tensorboard:
-        return _error("--tensorboard: chess runs only, not --game connect4")
     try:
         pick_budget(args.budget, BUDGETS, EXPERIMENT)  # before the output directory
     except ValueError as exc:
@@ -214,6 +212,7 @@ def _run_veness_connect4(args: argparse.Namespace) -> int:
             positions=args.positions or DEFAULT_POSITIONS,
             seed=args.seed,
             workers=args.workers,
+            tensorboard=args.tensorboard,
         ),
         f"plot: {out}/curve.png; ratings: {out}/ratings.txt; games: {out}/tournament/",
     )

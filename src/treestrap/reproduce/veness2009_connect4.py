@@ -19,6 +19,7 @@ Everything lands in one output directory and every stage resumes, as in chess:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO, SLOWEST, super
 from treestrap.reproduce.workers import train_runs
 from treestrap.training.config import TrainConfig, connect4_config
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve
+from treestrap.training.tensorboard_log import require_tensorboard
 
 #: The measured final weights, by run label (``untrained``, ``hand-written``, rules).
 SOLVED = "solved.json"
@@ -180,16 +182,26 @@ def reproduce_connect4(
     seed: int = 1,
     workers: int = 2,
     progress: bool = True,
+    tensorboard: str | Path | None = None,
 ) -> CurveResult:
     """Train, rate, measure and write the table and plot; resumes whatever ``out_dir``
     holds. ``budget`` is a name of :data:`BUDGETS` or a :class:`Connect4Budget`;
-    ``positions`` the solved reference positions (``../shared/data``'s format)."""
+    ``positions`` the solved reference positions (``../shared/data``'s format).
+    ``tensorboard``: each algorithm's games in ``tensorboard/ALGORITHM``, its
+    checkpoints' ratings in ``tensorboard/ALGORITHM/ratings`` (as chess's)."""
     budget_name, budget = pick_budget(budget, BUDGETS, EXPERIMENT)
     reference = load_reference(positions)  # a bad file fails before any training
+    board = Path(tensorboard) if tensorboard is not None else None
+    if board is not None:
+        require_tensorboard()  # missing: said before training, not in a worker
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     configs = {a: training_config(a, budget, seed) for a in ALGORITHMS}
+    if board is not None:
+        configs = {
+            a: dataclasses.replace(c, tensorboard=str(board / a)) for a, c in configs.items()
+        }
     runs = train_runs(out, configs, workers, SLOWEST, progress)
     trained = time.monotonic()
     settings = CurveSettings(
@@ -200,7 +212,7 @@ def reproduce_connect4(
         seed=seed,
     )
     title = f"Connect Four, learning from self-play, {budget_name} budget\n{budget.note}"
-    result = run_curve(list(runs), out, settings, progress, title)
+    result = run_curve(list(runs), out, settings, progress, title, board)
     rated = time.monotonic()
     measured = measure_final(out, runs, budget.depth, reference, _digest(Path(positions)))
     finished = time.monotonic()

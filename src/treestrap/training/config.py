@@ -110,7 +110,6 @@ _NOT_FOR_CONNECT4 = (
     ("clock", None, "--clock", "give --depth or --nodes"),
     ("node_value", "static", "--node-value", "Connect Four has no quiescence search"),
     ("quiet_only", False, "--quiet-only", "every Connect Four position is quiet"),
-    ("tensorboard", None, "--tensorboard", "chess runs only, for now"),
 )
 
 
