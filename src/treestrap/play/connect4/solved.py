@@ -178,9 +178,7 @@ class SolvedPositions:
         if low == high:
             return low
         started = time.perf_counter()
-        exact = self.solver.solve(
-            pos, low, high, lambda lo, hi: self._narrow(key, lo, hi, started)
-        )
+        exact = self.solver.solve(pos, low, high, lambda lo, hi: self._narrow(key, lo, hi, started))
         self._narrow(key, exact, exact, started)
         self._report(pos, "exact score", started)
         return exact
@@ -198,10 +196,8 @@ class SolvedPositions:
         if terminal_value(pos) != NOT_TERMINAL:
             raise ValueError("the game is over: no column has a score")
         legal = [c for c in range(WIDTH) if can_play(pos, c)]
-        if exact:
-            target = self.score(pos)
-        else:
-            target = {WIN: 1, DRAW: 0, LOSE: -CELLS}[self.result(pos)]
+        # the best result's lowest score: a loss is any score, so every column
+        target = self.score(pos) if exact else {WIN: 1, DRAW: 0, LOSE: -CELLS}[self.result(pos)]
         best = []
         for col in legal:
             make_move(pos, col)
