@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from treestrap.connect4.board import ST_PLY, make_move, parse_moves
+from treestrap.connect4.board import ST_PLY, make_move, parse_moves, unmake_move
 from treestrap.play.connect4.game import FIRST_WINS, SECOND_WINS, play_connect4_game
 from treestrap.play.connect4.players import Player
 from treestrap.play.connect4.solved import DRAW, LOSE, WIN, SolvedPositions
@@ -125,9 +125,13 @@ def check_moves(moves: str, start_plies: int, mover_parity: int, solved: Any) ->
         ply = int(pos.st[ST_PLY])
         column = int(text)
         if ply % 2 == mover_parity:
-            before = solved.result(pos)
             make_move(pos, column - 1)
             after = -solved.result(pos)
+            unmake_move(pos)
+            # a move that keeps a win needs no look at the position before it (the
+            # empty board's would be a long solve)
+            before = WIN if after == WIN else solved.result(pos)
+            make_move(pos, column - 1)
             checks.append(MoveCheck(ply + 1, column, before, after))
         else:
             make_move(pos, column - 1)
