@@ -143,9 +143,9 @@ class SolvedPositions:
             return True
         if high < value:
             return False
-        answer = self._from_children(pos, value)
-        if answer is not None:
-            return answer
+        low, high = self._from_children(pos)
+        if low >= value or high < value:
+            return low >= value
         started = time.perf_counter()
         result = self.solver.bound(pos, value - 1)
         if result > value - 1:
@@ -155,26 +155,29 @@ class SolvedPositions:
         self._report(pos, f"score >= {value}?", started)
         return result > value - 1
 
-    def _from_children(self, pos: Position, value: int) -> bool | None:
-        """Whether the score is ``>= value`` as the cached bounds of the children
-        already tell (some column reaches it, or none can), else None."""
+    def _from_children(self, pos: Position) -> tuple[int, int]:
+        """Bounds of the score from the children's cached bounds: the best column's
+        score lies between the highest of their lower bounds and of their upper ones."""
         if terminal_value(pos) != NOT_TERMINAL:
-            return None
-        none_can = True
+            return (-CELLS, CELLS)
+        low = high = -CELLS
         for col in range(WIDTH):
             if can_play(pos, col):
                 make_move(pos, col)
-                low, high = self.known(pos)
+                child_low, child_high = self.known(pos)
                 unmake_move(pos)
-                if -high >= value:
-                    return True
-                none_can = none_can and -low < value
-        return False if none_can else None
+                low, high = max(low, -child_high), max(high, -child_low)
+        return (low, high)
 
     def score(self, pos: Position) -> int:
         """The exact score of ``pos`` for its side to move."""
         key = self._key(pos)
         low, high = self.bounds.get(key, (-CELLS, CELLS))
+        if low == high:
+            return low
+        from_children = self._from_children(pos)
+        low, high = max(low, from_children[0]), min(high, from_children[1])
+        self._narrow(key, low, high, time.perf_counter())
         if low == high:
             return low
         started = time.perf_counter()
