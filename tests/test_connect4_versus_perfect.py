@@ -208,6 +208,7 @@ BAD = [
     (["hand-set", "--table-bits", "40"], "--table-bits"),
     (["perfect"], "perfect"),
     (["hand-set", "--cache", "BROKEN"], "not a solved-positions cache"),
+    (["hand-set", "--cache", "LIST"], "not a solved-positions cache"),
 ]
 
 
@@ -217,7 +218,9 @@ def test_bad_input_gives_one_error_line(
 ) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
-    argv = [str(broken) if a == "BROKEN" else a for a in argv]
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    argv = [str(broken) if a == "BROKEN" else str(listed) if a == "LIST" else a for a in argv]
     if "--cache" not in argv:
         argv += ["--cache", str(tmp_path / "solved.json")]
     capsys.readouterr()
@@ -234,12 +237,16 @@ def test_a_killed_solve_keeps_its_bounds(late: list[ReferencePosition], tmp_path
     import treestrap.play.connect4.solved as solved_module
 
     path = tmp_path / "solved.json"
-    old = solved_module.SAVE_AFTER_S
-    solved_module.SAVE_AFTER_S = 0.0
+    old = solved_module.SAVE_AFTER_S, solved_module.LOG_AFTER_S
+    solved_module.SAVE_AFTER_S = solved_module.LOG_AFTER_S = 0.0
+    lines: list[str] = []
     try:
-        solved = SolvedPositions(path)
-        ref = random.Random(5).choice(late)
+        solved = SolvedPositions(path, log=lines.append)
+        ref = random.Random(5).choice([r for r in late if len(r.moves) < 26])
         solved.score(parse_moves(ref.moves))  # no save() called
     finally:
-        solved_module.SAVE_AFTER_S = old
+        solved_module.SAVE_AFTER_S, solved_module.LOG_AFTER_S = old
     assert SolvedPositions(path).score(parse_moves(ref.moves)) == ref.best
+    # progress: the solve's line, and a line per null window that left a range
+    assert lines[-1].startswith(f"solved {ref.moves}: exact score, score = {ref.best} (")
+    assert all(line.startswith(f"solving {ref.moves}: in ") for line in lines[:-1])

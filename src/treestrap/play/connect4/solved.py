@@ -86,7 +86,7 @@ class SolvedPositions:
             if data.get("format") != FORMAT:
                 raise ValueError(f"format {data.get('format')!r}, expected {FORMAT!r}")
             self.bounds = {int(k): (int(lo), int(hi)) for k, (lo, hi) in data["bounds"].items()}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}: not a solved-positions cache ({exc})") from None
 
     def save(self) -> None:
@@ -181,7 +181,14 @@ class SolvedPositions:
         if low == high:
             return low
         started = time.perf_counter()
-        exact = self.solver.solve(pos, low, high, lambda lo, hi: self._narrow(key, lo, hi, started))
+
+        def narrowed(lo: int, hi: int) -> None:  # one null window settled
+            self._narrow(key, lo, hi, started)
+            took = time.perf_counter() - started
+            if self.log is not None and lo < hi and took >= LOG_AFTER_S:
+                self.log(f"solving {_moves(pos) or '(empty board)'}: in {lo}..{hi} ({took:.1f} s)")
+
+        exact = self.solver.solve(pos, low, high, narrowed)
         self._narrow(key, exact, exact, started)
         self._report(pos, "exact score", started)
         return exact
