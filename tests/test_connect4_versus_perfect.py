@@ -197,6 +197,14 @@ def test_the_command_plays_and_writes_its_games(
         lost = [c[0] for c in g["checks"] if c[2] == WIN and c[3] != WIN]
         assert g["lost_win_ply"] == (lost[0] if lost else None)
     assert SolvedPositions(cache).bounds  # the solved positions were kept
+    for name in ("hand-set-d2", "hand-set-d3", "random"):
+        for side, first in (("first", True), ("second", False)):
+            mine = [g for g in games if g["player"] == name and g["player_first"] == first]
+            wins = sum(g["score"] == 1.0 for g in mine)
+            draws = sum(g["score"] == 0.5 for g in mine)
+            plies = " ".join(str(g["lost_win_ply"] or "-") for g in mine)
+            line = f"{name} ({side}): +{wins} ={draws} -{2 - wins - draws}; "
+            assert f"{line}win thrown away at plies: {plies}\n" in out
 
 
 BAD = [

@@ -268,7 +268,11 @@ def _versus(args: argparse.Namespace) -> int:
     from treestrap.connect4.board import NOT_TERMINAL, parse_moves, terminal_value
     from treestrap.play.connect4.players import SEARCH, make_player, parse_connect4_players
     from treestrap.play.connect4.solved import SolvedPositions, default_cache_path
-    from treestrap.play.connect4.versus import CachedPerfectPlayer, play_versus_perfect
+    from treestrap.play.connect4.versus import (
+        CachedPerfectPlayer,
+        play_versus_perfect,
+        summary_lines,
+    )
 
     depths = _depths(args.depths)
     seeds = _whole(args.seeds, "--seeds", 1)
@@ -298,6 +302,7 @@ def _versus(args: argparse.Namespace) -> int:
                 print(game.describe(), flush=True)
                 games.append(game)
     took = time.perf_counter() - started
+    print("\n".join(summary_lines(games)))
     print(
         f"{len(games)} games in {took:.1f} s ({solved.solve_seconds:.1f} s solving); "
         f"{len(solved.bounds)} positions in {cache}"

@@ -153,3 +153,22 @@ def play_versus_perfect(
     checks = check_moves(game.moves, len(start), 0 if player_first else 1, perfect.solved)
     perfect.solved.save()
     return VersusGame(player.name, player_first, start, game.moves, game.result, checks)
+
+
+def summary_lines(games: list[VersusGame]) -> list[str]:
+    """One line per player and side: wins, draws, losses, and the plies where the win
+    was thrown away (``-`` for a game that kept it or never had it)."""
+    groups: dict[tuple[str, bool], list[VersusGame]] = {}
+    for game in games:
+        groups.setdefault((game.player, game.player_first), []).append(game)
+    lines = []
+    for (player, first), group in groups.items():
+        wins = sum(g.score == 1.0 for g in group)
+        draws = sum(g.score == 0.5 for g in group)
+        plies = " ".join(str(g.lost_win_ply or "-") for g in group)
+        side = "first" if first else "second"
+        lines.append(
+            f"{player} ({side}): +{wins} ={draws} -{len(group) - wins - draws}; "
+            f"win thrown away at plies: {plies}"
+        )
+    return lines
