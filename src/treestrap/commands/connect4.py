@@ -128,9 +128,9 @@ def add_versus_parser(actions: Any) -> None:
     )
     v.add_argument(
         "--table-bits",
-        default="22",
+        default="20",
         metavar="B",
-        help="the solver's table, 2^B entries of 8 bytes (default 22: 32 MiB)",
+        help="the solver's table, 2^B entries of 8 bytes (default 20: 8 MiB)",
     )
     v.add_argument("--out", metavar="DIR", help="write versus-perfect.json here")
     v.add_argument("--quiet", action="store_true", help="no progress lines")
