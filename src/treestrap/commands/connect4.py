@@ -1,4 +1,5 @@
-"""``treestrap connect4 measure``: Connect Four players measured against perfect play.
+"""``treestrap connect4 measure`` and ``versus-perfect``: Connect Four players measured
+against perfect play.
 
 Only argparse at import time; the solver, searches and models load when it runs.
 """
@@ -73,6 +74,79 @@ def add_parser(sub: Any) -> None:
     m.add_argument("--out", metavar="DIR", help="write measure.json and measure.csv here")
     m.add_argument("--quiet", action="store_true", help="no progress bars")
     m.set_defaults(func=run_measure)
+    add_versus_parser(actions)
+
+
+def add_versus_parser(actions: Any) -> None:
+    """``treestrap connect4 versus-perfect``."""
+    v = actions.add_parser(
+        "versus-perfect",
+        help="games from the empty board against the perfect player, and where the win "
+        "was thrown away",
+        description="Each player moves first from the start position (the empty board "
+        "unless --start) against the perfect second player (exact scores: the longest "
+        "loss, the quickest win), at each of --depths; prints each game's moves, result "
+        "and the first ply where the player turned a won game into a draw or loss. "
+        "Solved positions are kept in --cache, so each is solved once (near the empty "
+        "board a solve takes minutes).",
+    )
+    v.add_argument(
+        "players",
+        nargs="+",
+        metavar="PLAYER",
+        help="WEIGHTS.npz[:depth=N], hand-set, random-weights[:seed=S], random; a search "
+        "player without depth= plays at each of --depths",
+    )
+    v.add_argument("--depths", default="4,8,12", help="search depths (default 4,8,12)")
+    v.add_argument(
+        "--cache",
+        metavar="FILE",
+        help="solved positions, read and written (default "
+        "$XDG_CACHE_HOME/treestrap/connect4-solved.json, ~/.cache without it)",
+    )
+    v.add_argument(
+        "--seeds",
+        default="1",
+        metavar="N",
+        help="games per player and side, the perfect player's ties broken at random with "
+        "seeds 0..N-1 (default 1)",
+    )
+    v.add_argument(
+        "--as-second",
+        action="store_true",
+        help="also play each player second against the perfect first player (from the "
+        "empty board that is an exact solve of it: 45 s once the replies are cached)",
+    )
+    v.add_argument(
+        "--start",
+        default="",
+        metavar="MOVES",
+        help="start position (columns 1-7; default empty); the player still plays the first "
+        "player's discs",
+    )
+    v.add_argument(
+        "--result-only",
+        action="store_true",
+        help="the perfect player keeps the best result only (win, draw, loss), not the "
+        "exact score: cheaper, a weaker defender",
+    )
+    v.add_argument(
+        "--table-bits",
+        default="20",
+        metavar="B",
+        help="the solver's table, 2^B entries of 8 bytes (default 20: 8 MiB)",
+    )
+    v.add_argument("--out", metavar="DIR", help="write versus-perfect.json here")
+    v.add_argument("--quiet", action="store_true", help="no progress lines")
+    v.set_defaults(func=run_versus)
+
+
+def run_versus(args: argparse.Namespace) -> int:
+    try:
+        return _versus(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _whole(text: str, what: str, low: int, high: int | None = None) -> int:
@@ -187,4 +261,67 @@ def _measure(args: argparse.Namespace) -> int:
         }
         for path in write_reports(args.out, measures, setup):
             print(f"wrote {path}")
+    return 0
+
+
+def _versus(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from treestrap.connect4.board import NOT_TERMINAL, parse_moves, terminal_value
+    from treestrap.play.connect4.players import SEARCH, make_player, parse_connect4_players
+    from treestrap.play.connect4.solved import SolvedPositions, default_cache_path
+    from treestrap.play.connect4.versus import (
+        CachedPerfectPlayer,
+        play_versus_perfect,
+        summary_lines,
+    )
+
+    depths = _depths(args.depths)
+    seeds = _whole(args.seeds, "--seeds", 1)
+    bits = _whole(args.table_bits, "--table-bits", 10, 30)
+    try:
+        start = parse_moves(args.start)
+    except ValueError as exc:
+        raise ValueError(f"--start: {exc}") from None
+    if terminal_value(start) != NOT_TERMINAL:
+        raise ValueError(f"--start: the game is over after {args.start!r}")
+    specs = parse_connect4_players(args.players)
+    if any(s.kind != SEARCH and s.kind != "random" for s in specs):
+        raise ValueError("versus-perfect plays search players and random, not perfect ones")
+    runs = [s.with_depth(d) for s in specs for d in (depths if s.kind == SEARCH else [0])]
+    runs = list({s.name: s for s in runs}.values())
+    cache = Path(args.cache) if args.cache else default_cache_path()
+    log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    solved = SolvedPositions(cache, bits, log)
+    perfect = CachedPerfectPlayer(solved, exact=not args.result_only)
+    started = time.perf_counter()
+    games = []
+    for spec in runs:
+        player = make_player(spec)
+        for player_first in (True, False) if args.as_second else (True,):
+            for seed in range(seeds):
+                game = play_versus_perfect(player, perfect, args.start, player_first, seed)
+                print(game.describe(), flush=True)
+                games.append(game)
+    took = time.perf_counter() - started
+    print("\n".join(summary_lines(games)))
+    print(
+        f"{len(games)} games in {took:.1f} s ({solved.solve_seconds:.1f} s solving); "
+        f"{len(solved.bounds)} positions in {cache}"
+    )
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / "versus-perfect.json"
+        setup = {
+            "players": list(args.players),
+            "depths": depths,
+            "seeds": seeds,
+            "start": args.start,
+            "exact": not args.result_only,
+        }
+        path.write_text(json.dumps({"setup": setup, "games": [g.to_dict() for g in games]}))
+        print(f"wrote {path}")
     return 0

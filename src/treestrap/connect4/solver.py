@@ -27,6 +27,8 @@ The recursive kernel is called from Python only, one null window per call (see
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from treestrap.connect4.bits import (
@@ -211,15 +213,19 @@ class Solver:
             )
         )
 
-    def _search(self, cur: np.uint64, mask: np.uint64, ply: int) -> int:
-        """The exact score of a position whose mover cannot make four at once.
+    def _search(
+        self, cur: np.uint64, mask: np.uint64, ply: int, low: int, high: int, on_bound: Any
+    ) -> int:
+        """The exact score of a position whose mover cannot make four at once, known to
+        lie in ``low..high``.
 
         By null windows only. Scores near 0 (long games) are the costly ones to settle,
         so the first window asks win or not (0), and each next one the score just
         beyond the bound found (a fail-soft bound is often the score itself); once the
-        bounds have come from both sides, the range between is halved."""
-        low = -((CELLS - ply) // 2)
-        high = (CELLS - 1 - ply) // 2
+        bounds have come from both sides, the range between is halved. ``on_bound``
+        (if given) is told ``(low, high)`` after each window."""
+        low = max(low, -((CELLS - ply) // 2))
+        high = min(high, (CELLS - 1 - ply) // 2)
         probe = min(max(0, low), high - 1)
         first_side = 0
         while low < high:
@@ -229,6 +235,8 @@ class Solver:
                 high = value
             else:
                 low = value
+            if on_bound is not None:
+                on_bound(low, high)
             first_side = first_side or side
             if side == first_side:
                 probe = high - 1 if side < 0 else low
@@ -237,8 +245,8 @@ class Solver:
             probe = min(max(probe, low), high - 1)
         return low
 
-    def solve(self, pos: Position) -> int:
-        """The exact score of ``pos`` for its side to move."""
+    def _exact(self, pos: Position) -> int | None:
+        """The score where it needs no search (a finished game, a win at once)."""
         cur, mask, ply = self._bitboards(pos)
         if pos.st[ST_WON]:
             return -(win_now_score(ply - 1))  # the opponent's last disc made four
@@ -246,7 +254,29 @@ class Solver:
             return 0
         if _can_win_now(cur, mask):
             return win_now_score(ply)
-        return self._search(cur, mask, ply)
+        return None
+
+    def bound(self, pos: Position, probe: int) -> int:
+        """One null window around ``probe``: a result ``<= probe`` is an upper bound
+        of the score, one ``> probe`` a lower bound (fail-soft, so often the score)."""
+        exact = self._exact(pos)
+        if exact is not None:
+            return exact
+        cur, mask, ply = self._bitboards(pos)
+        low = -((CELLS - ply) // 2)
+        high = (CELLS - 1 - ply) // 2
+        return self._null_window(cur, mask, ply, min(max(probe, low), high - 1))
+
+    def solve(
+        self, pos: Position, low: int = -CELLS, high: int = CELLS, on_bound: Any = None
+    ) -> int:
+        """The exact score of ``pos`` for its side to move; ``low``/``high`` are bounds
+        already known (from a cache), ``on_bound`` is told each narrower pair."""
+        exact = self._exact(pos)
+        if exact is not None:
+            return exact
+        cur, mask, ply = self._bitboards(pos)
+        return self._search(cur, mask, ply, low, high, on_bound)
 
     def analyze(self, pos: Position) -> np.ndarray:
         """``int64[7]``: the exact score of each column for the side to move, from the
