@@ -219,7 +219,7 @@ def test_resume_cuts_games_txt_back_to_the_saved_weights(tmp_path) -> None:
     [
         (["--opponent", "stockfish"], "--opponent is not for --game connect4"),
         (["--feature-set", "meep"], "a chess feature set"),
-        (["--model", "mlp:8"], "--model is not for --game connect4"),
+        (["--model", "mlp:8", "--linear-part", "hand-set"], "--linear-part is not for --game"),
         (["--clock", "10"], "--clock is not for --game connect4"),
         (["--node-value", "quiescence"], "no quiescence search"),
         (["--init", "CHESS"], "chess weights, not connect four weights"),

@@ -190,18 +190,28 @@ def run_train(args: argparse.Namespace) -> int:
             for option in FLAGGED_OPTIONS
             if getattr(args, option.name) is not None
         }
+        # Connect Four's defaults first: its features (a network's inputs are its own
+        # too), no chess tempo to freeze.
+        if overrides.get("game") == CONNECT4:
+            for field, value in CONNECT4_DEFAULTS.items():
+                overrides.setdefault(field, value)
         if network:  # what a network run is unless told otherwise (or its preset)
             for field, value in NETWORK_DEFAULTS.items():
                 if field not in preset:
                     overrides.setdefault(field, value)
-        if overrides.get("game") == CONNECT4:  # its features, no chess tempo to freeze
-            for field, value in CONNECT4_DEFAULTS.items():
-                overrides.setdefault(field, value)
         if "freeze" in overrides:
             overrides["freeze"] = [f for f in overrides["freeze"] if f != "none"]
         if "nodes" in overrides or "clock" in overrides:
             overrides.setdefault("depth", None)
         config = dataclasses.replace(config, **overrides)
+    if (
+        config.game == CONNECT4
+        and config.model != "linear"
+        and (args.actors > 1 or args.backend != "local")
+    ):
+        # Actors ship chess's replay samples; a Connect Four network's are not wired.
+        print("error: a Connect Four network trains in one process", file=sys.stderr)
+        return 2
     if config.linear_part is not None and (args.actors > 1 or args.backend != "local"):
         # Actors ship samples without the linear parts a hybrid's learner needs.
         print("error: a hybrid network (--linear-part) trains in one process", file=sys.stderr)

@@ -63,3 +63,24 @@ def dense_inputs(pos: Position, out: np.ndarray) -> None:
     n = active_inputs(pos, idx)
     for i in range(n):
         out[idx[i]] = 1.0
+
+
+def _mirror_permutation() -> np.ndarray:
+    perm = np.arange(INPUT_NB)
+    for player in range(2):
+        for col in range(WIDTH):
+            for row in range(HEIGHT):
+                perm[player * CELLS + col * HEIGHT + row] = (
+                    player * CELLS + (WIDTH - 1 - col) * HEIGHT + row
+                )
+    return perm
+
+
+#: Input ``i`` of a position is input ``MIRROR[i]`` of its left-right mirror image.
+MIRROR = _mirror_permutation()
+
+
+def mirror_inputs(rows: np.ndarray) -> np.ndarray:
+    """Input rows (``[B, INPUT_NB]``) of the positions mirrored left to right: the same
+    players, the same side to move, so the same value (Connect Four's symmetry)."""
+    return np.asarray(rows)[:, MIRROR]

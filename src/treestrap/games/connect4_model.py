@@ -31,6 +31,7 @@ from treestrap.evaluation.weight_file_format import (
     read_weight_file,
     write_weight_file,
 )
+from treestrap.games.connect4_network import Connect4NetworkModel, network_from_file
 
 GAME = "connect4"
 FEATURE_SET = "connect4"
@@ -76,14 +77,17 @@ class Connect4Model:
         write_weight_file(Path(path), self.weights, meta)
 
 
-def load_connect4_model(path: str | Path) -> Connect4Model:
-    """Read and check a Connect Four weight file; :class:`WeightFileError` says what is
+def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkModel:
+    """Read and check a Connect Four weight file, linear or a network
+    (:mod:`treestrap.games.connect4_network`); :class:`WeightFileError` says what is
     wrong (chess weights among others)."""
     path = Path(path)
     meta, weights = read_weight_file(path)
     game = meta.get("game", "chess")
     if game != GAME:
         raise WeightFileError(f"{path}: {game} weights, not Connect Four weights")
+    if meta.get("model") == "network":
+        return network_from_file(path, meta, weights)
     if meta.get("model") != "linear" or meta.get("feature_set") != FEATURE_SET:
         raise WeightFileError(
             f"{path}: unknown Connect Four model {meta.get('model')!r} over "

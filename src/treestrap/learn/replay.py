@@ -33,6 +33,10 @@ each position is stored with that part as a logit ``offset`` (white's frame, neg
 by a flip), and the objective sees ``z = offset + z_net``, so the network learns what
 the linear part leaves over. Plain networks have offset 0.
 
+Games. The inputs, the side-to-move input and the symmetry are a
+:class:`~treestrap.learn.replay_inputs.ReplayInputs` (chess's by default; Connect
+Four's mirror keeps the players, so a mirrored sample keeps ``V`` and its bounds).
+
 Resuming. :meth:`ReplayTrainer.state` gives the replay ring (inputs bit-packed), the
 torch parameters and the optimizer's momentum as arrays, and
 :meth:`ReplayTrainer.load_state` puts them back, so that a resumed run continues
@@ -47,12 +51,12 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.colour_flip import flip_bitboard
-from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
 from treestrap.learn.optimizer import Optimizer, decay_factor
+from treestrap.learn.replay_inputs import CHESS_INPUTS, ReplayInputs
 from treestrap.search.tree import TERMINAL, SearchTree, node_gradient, tree_size
 
 
@@ -62,6 +66,8 @@ class ReplaySet:
     targets ``V`` (``lower == upper``: the target itself)."""
 
     capacity: int
+    #: the game's inputs and their symmetry (chess's: the colour flip)
+    layout: ReplayInputs = CHESS_INPUTS
     inputs: np.ndarray = field(init=False)
     lower: np.ndarray = field(init=False)
     upper: np.ndarray = field(init=False)
@@ -72,7 +78,7 @@ class ReplaySet:
     def __post_init__(self) -> None:
         if self.capacity < 2:
             raise ValueError(f"a replay set needs room for 2 positions, got {self.capacity}")
-        self.inputs = np.zeros((self.capacity, BITBOARD_SIZE), dtype=np.uint8)
+        self.inputs = np.zeros((self.capacity, self.layout.size), dtype=np.uint8)
         self.lower = np.zeros(self.capacity, dtype=np.float64)
         self.upper = np.zeros(self.capacity, dtype=np.float64)
         self.offset = np.zeros(self.capacity, dtype=np.float64)
@@ -89,12 +95,12 @@ class ReplaySet:
         upper: np.ndarray | None = None,
         linear: np.ndarray | None = None,
     ) -> None:
-        """Add positions (``bitboard`` rows) with their side-to-move search values (or,
-        with ``upper``, lower and upper bounds on them, infinite where unknown), each
-        also colour-flipped; ``linear``: a hybrid's linear part, side-to-move
-        centipawns."""
+        """Add positions (input rows) with their side-to-move search values (or, with
+        ``upper``, lower and upper bounds on them, infinite where unknown), each also
+        colour-flipped (chess) or mirrored (Connect Four); ``linear``: a hybrid's linear
+        part, side-to-move centipawns."""
         inputs = np.asarray(inputs, dtype=np.uint8)
-        white = inputs[:, SIDE_TO_MOVE] == 1
+        white = inputs[:, self.layout.side_input] == 1
         lo = white_win_probability(np.asarray(values, dtype=np.float64), white)
         hi = lo
         if upper is not None:
@@ -104,7 +110,10 @@ class ReplaySet:
         if linear is not None:
             offset = np.where(white, 1.0, -1.0) * np.asarray(linear) / CENTIPAWNS_PER_LOGIT
         self._put(inputs, lo, hi, offset)
-        self._put(flip_bitboard(inputs), 1.0 - hi, 1.0 - lo, -offset)
+        if self.layout.swaps_players:
+            self._put(self.layout.augment(inputs), 1.0 - hi, 1.0 - lo, -offset)
+        else:
+            self._put(self.layout.augment(inputs), lo, hi, offset)
 
     def _put(
         self, inputs: np.ndarray, lower: np.ndarray, upper: np.ndarray, offset: np.ndarray
@@ -151,7 +160,7 @@ class ReplaySet:
                 f"a replay state of {size} positions (next {nxt}) does not fit a replay "
                 f"set of {self.capacity}"
             )
-        self.inputs[:size] = np.unpackbits(state["replay_inputs"], axis=1, count=BITBOARD_SIZE)
+        self.inputs[:size] = np.unpackbits(state["replay_inputs"], axis=1, count=self.layout.size)
         self.inputs[size:] = 0
         self.lower[:size] = state["replay_lower"]
         self.upper[:size] = state["replay_upper"]
@@ -162,15 +171,16 @@ class ReplaySet:
         self.size, self.next = size, nxt
 
 
-def tree_inputs(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
-    """Dense ``bitboard`` rows of tree ``nodes``, from the input pairs a network
-    evaluator recorded (see :func:`treestrap.evaluation.model.evaluate_gradient`); a
-    node recorded through its quiescence leaf has its pairs signed -1 when the leaf is
-    an odd number of plies below it: the row is the leaf's all the same."""
-    out = np.zeros((len(nodes), BITBOARD_SIZE), dtype=np.uint8)
+def tree_inputs(tree: SearchTree, nodes: np.ndarray, size: int = BITBOARD_SIZE) -> np.ndarray:
+    """Dense input rows (``size`` inputs: chess's ``bitboard`` by default) of tree
+    ``nodes``, from the input pairs a network evaluator recorded (see
+    :func:`treestrap.evaluation.model.evaluate_gradient`); a node recorded through its
+    quiescence leaf has its pairs signed -1 when the leaf is an odd number of plies
+    below it: the row is the leaf's all the same."""
+    out = np.zeros((len(nodes), size), dtype=np.uint8)
     for r, i in enumerate(nodes):
         idx, val = node_gradient(tree, int(i))
-        inputs = idx < BITBOARD_SIZE  # a hybrid's linear part is not an input
+        inputs = idx < size  # a hybrid's linear part is not an input
         out[r, idx[inputs]] = np.abs(val[inputs]).astype(np.uint8)
     return out
 
@@ -199,14 +209,14 @@ def linear_parts(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
 
 
 def tree_samples(
-    tree: SearchTree, k: int, leaves: bool = False
+    tree: SearchTree, k: int, leaves: bool = False, size: int = BITBOARD_SIZE
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`hybrid_tree_samples` without the linear parts (a plain network's)."""
-    return hybrid_tree_samples(tree, k, leaves)[:3]
+    return hybrid_tree_samples(tree, k, leaves, size)[:3]
 
 
 def hybrid_tree_samples(
-    tree: SearchTree, k: int, leaves: bool = False
+    tree: SearchTree, k: int, leaves: bool = False, size: int = BITBOARD_SIZE
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The first ``k`` nodes of ``tree`` by increasing ply, as replay samples: their
     ``bitboard`` rows (uint8) and the side-to-move bounds on their values (``lower ==
@@ -221,6 +231,8 @@ def hybrid_tree_samples(
     value moves Q(s); nodes flagged ``TERMINAL`` (a mate or draw inside the
     quiescence search: no leaf's value is theirs) are left out.
 
+    ``size``: the network's inputs (chess's 769 by default, Connect Four's 85).
+
     The fourth array is a hybrid's linear part of each sample (:func:`linear_parts`) in
     the frame of its bounds (zeros for a plain network)."""
     n = tree_size(tree)
@@ -234,7 +246,7 @@ def hybrid_tree_samples(
     if leaves:
         lower, upper = np.where(sign > 0, lower, -upper), np.where(sign > 0, upper, -lower)
     return (
-        tree_inputs(tree, order),
+        tree_inputs(tree, order, size),
         lower.astype(np.float64),
         upper.astype(np.float64),
         sign * linear_parts(tree, order),
@@ -244,7 +256,7 @@ def hybrid_tree_samples(
 def add_tree(replay: ReplaySet, tree: SearchTree, k: int, leaves: bool = False) -> int:
     """Add the first ``k`` nodes of ``tree`` by increasing ply (and their flips) with
     their bounds; returns the number of tree nodes added (see :func:`tree_samples`)."""
-    inputs, lower, upper, linear = hybrid_tree_samples(tree, k, leaves)
+    inputs, lower, upper, linear = hybrid_tree_samples(tree, k, leaves, replay.layout.size)
     replay.add(inputs, lower, upper, linear)
     return len(lower)
 
@@ -310,15 +322,20 @@ class ReplayTrainer:
 
     ``parameters_of(model)`` gives the model's flat network parameters (for the
     supervised models: :func:`treestrap.supervised.convert.network_parameters`); it is
-    passed in because that conversion lives in a layer above this one.
+    passed in because that conversion lives in a layer above this one. ``layout`` is
+    the game's inputs (chess's by default) and ``write(evaluator, parameters)`` puts
+    parameters into the compiled evaluator (chess's
+    :func:`~treestrap.evaluation.network_weights.update_network_evaluator` by default).
     """
 
     def __init__(
         self,
         model: object,
-        evaluator: Evaluator,
+        evaluator: Evaluator | Any,  # the game's compiled evaluator
         parameters_of: Callable[[object], np.ndarray],
         hyper: ReplayHyper | None = None,
+        layout: ReplayInputs = CHESS_INPUTS,
+        write: Callable[[Any, np.ndarray], None] = update_network_evaluator,
     ) -> None:
         import torch
 
@@ -331,7 +348,8 @@ class ReplayTrainer:
         self.model = model
         self.evaluator = evaluator
         self.parameters_of = parameters_of
-        self.replay = ReplaySet(h.capacity)
+        self.write = write
+        self.replay = ReplaySet(h.capacity, layout)
         self.rng = np.random.default_rng(h.seed)
         self.optimizer = torch.optim.SGD(
             model.parameters(),  # type: ignore[attr-defined]
@@ -351,12 +369,13 @@ class ReplayTrainer:
 
     def sync(self) -> None:
         """Copy the torch model's parameters into the compiled evaluator."""
-        update_network_evaluator(self.evaluator, self.parameters_of(self.model))
+        self.write(self.evaluator, self.parameters_of(self.model))
 
     def learn_from_tree(self, tree: SearchTree) -> float:
         """Add ``tree``'s first K nodes with their bounds, take the configured steps,
         sync; returns the mean mini-batch loss of the steps."""
-        samples = hybrid_tree_samples(tree, self.hyper.nodes, self.hyper.leaves)
+        size = self.replay.layout.size
+        samples = hybrid_tree_samples(tree, self.hyper.nodes, self.hyper.leaves, size)
         return self.learn_from_samples(*samples)
 
     def learn_from_samples(

@@ -7,16 +7,22 @@ learn/ sits below training/, so the config is described here by the fields it re
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
+import numpy as np
+
+from treestrap.connect4.inputs import INPUT_NB
+from treestrap.connect4.network import write_parameters
 from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
+from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.base import Hyper, Rule
 from treestrap.learn.names import NETWORK_OBJECTIVES
 from treestrap.learn.network_treestrap import NETWORK_STEP_SIZE
 from treestrap.learn.registry import default_step_size, make_algorithm, make_network_algorithm
 from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+from treestrap.learn.replay_inputs import CONNECT4_INPUTS
 from treestrap.learn.torch_network import network_parameters_of, torch_network
 
 
@@ -50,6 +56,11 @@ class RuleConfig(Protocol):
     node_value: str
 
 
+def write_connect4_network(evaluator: Any, params: np.ndarray) -> None:
+    """A Connect Four network's new parameters into its evaluator's buffer."""
+    write_parameters(evaluator.weights, params)
+
+
 def rule_step_size(config: RuleConfig, network: bool) -> float:
     """``config.step_size``, or the rule's default: the paper's for a linear rule
     (:func:`~treestrap.learn.registry.default_step_size`), Algorithm 7's
@@ -63,15 +74,16 @@ def rule_step_size(config: RuleConfig, network: bool) -> float:
 
 def make_rule(
     config: RuleConfig,
-    model: LinearModel | NetworkModel,
-    evaluator: Evaluator,
+    model: LinearModel | NetworkModel | Connect4NetworkModel,
+    evaluator: Evaluator | Any,
     frozen: tuple[int, ...] = (),
 ) -> Rule:
     """The rule of a run that learns ``model``, with the config's hyperparameters: a
     linear rule by name (``frozen``: the indices of weights it never changes), or
     Algorithm 7 over a float64 torch copy of the network, which writes each step's
-    parameters into ``evaluator`` (the searches')."""
-    if isinstance(model, NetworkModel):
+    parameters into ``evaluator`` (the searches'; a Connect Four network's replay set
+    holds its 85 inputs, mirrored left to right)."""
+    if isinstance(model, NetworkModel | Connect4NetworkModel):
         network_hyper = ReplayHyper(
             capacity=config.replay_size,
             batch=config.batch_size,
@@ -85,8 +97,15 @@ def make_rule(
             seed=config.seed,
             leaves=config.node_value == "quiescence",
         )
-        net = torch_network(list(model.sizes), model.weights)
-        trainer = ReplayTrainer(net, evaluator, network_parameters_of, network_hyper)
+        if isinstance(model, Connect4NetworkModel):
+            net = torch_network(list(model.sizes), model.weights, INPUT_NB)
+            write = write_connect4_network
+            trainer = ReplayTrainer(
+                net, evaluator, network_parameters_of, network_hyper, CONNECT4_INPUTS, write
+            )
+        else:
+            net = torch_network(list(model.sizes), model.weights)
+            trainer = ReplayTrainer(net, evaluator, network_parameters_of, network_hyper)
         return make_network_algorithm(config.algorithm, trainer, config.seed)
     hyper = Hyper(
         step_size=rule_step_size(config, network=False),

@@ -61,14 +61,16 @@ def _tanh_mlp_class() -> type:
     return TanhMLP
 
 
-def random_network_parameters(sizes: list[int], seed: int, scale: float = 1.0) -> np.ndarray:
+def random_network_parameters(
+    sizes: list[int], seed: int, scale: float = 1.0, n_inputs: int = BITBOARD_SIZE
+) -> np.ndarray:
     """Flat parameters (:mod:`treestrap.evaluation.network` order) of a fresh network of
-    layer ``sizes`` on the ``bitboard`` inputs: every weight and bias uniform in
-    ``+-scale/sqrt(fan_in)`` (``scale`` 1: PyTorch's ``nn.Linear`` default), drawn
-    from ``seed``."""
+    layer ``sizes`` on ``n_inputs`` inputs (chess's ``bitboard`` by default): every
+    weight and bias uniform in ``+-scale/sqrt(fan_in)`` (``scale`` 1: PyTorch's
+    ``nn.Linear`` default), drawn from ``seed``."""
     rng = np.random.default_rng(seed)
     parts: list[np.ndarray] = []
-    fan_in = BITBOARD_SIZE
+    fan_in = n_inputs
     for k, size in enumerate(sizes):
         bound = scale / np.sqrt(fan_in)
         # Layer 0 is stored input-major (``W0[inputs, size0]``), the others out-major.
@@ -79,15 +81,16 @@ def random_network_parameters(sizes: list[int], seed: int, scale: float = 1.0) -
     return np.concatenate(parts)
 
 
-def torch_network(sizes: list[int], params: np.ndarray) -> Any:
+def torch_network(sizes: list[int], params: np.ndarray, n_inputs: int = BITBOARD_SIZE) -> Any:
     """A float64 torch module equal to the compiled network of layer ``sizes`` and flat
-    ``params``: ``[B, 769]`` inputs to ``[B, 3]`` scores ``(z, 0, 0)``, so that
+    ``params`` on ``n_inputs`` inputs (chess's 769 by default; Connect Four's 85):
+    ``[B, n_inputs]`` inputs to ``[B, 3]`` scores ``(z, 0, 0)``, so that
     :func:`treestrap.learn.replay.minibatch_step` reads ``z = z_win - z_loss`` from it as
     from a supervised model. :func:`network_parameters_of` reads its parameters back in
     the same order."""
     import torch
 
-    net = tanh_mlp(BITBOARD_SIZE, sizes[:-1], sizes[-1], dtype=torch.float64)
+    net = tanh_mlp(n_inputs, sizes[:-1], sizes[-1], dtype=torch.float64)
     params = np.asarray(params, dtype=np.float64).reshape(-1)
     at = 0
     with torch.no_grad():

@@ -14,6 +14,7 @@ import numpy as np
 from treestrap.evaluation.network_weights import NetworkModel, save_network
 from treestrap.evaluation.weights import LinearModel, save_weights
 from treestrap.games.connect4_model import Connect4Model
+from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.replay import ReplayTrainerState
 from treestrap.training.config import TrainConfig
@@ -47,7 +48,7 @@ def is_log_checkpoint(games: int) -> bool:
 
 #: A run's model: linear weights, or a network (``TrainConfig.model``); a Connect Four
 #: run's, linear weights over its features.
-RunModel = LinearModel | NetworkModel | Connect4Model
+RunModel = LinearModel | NetworkModel | Connect4Model | Connect4NetworkModel
 
 
 def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel:
@@ -59,7 +60,7 @@ def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel
         "run_state": dataclasses.asdict(state),
         "format_version": FORMAT_VERSION,
     }
-    if isinstance(model, NetworkModel):  # a linear file's metadata stay as they were
+    if isinstance(model, NetworkModel | Connect4NetworkModel):  # linear files' stay as they were
         model.metadata["model"] = config.model
         model.metadata["objective"] = config.objective
     return model
@@ -138,7 +139,7 @@ def save_run_weights(model: RunModel, config: TrainConfig, state: RunState, path
         model = with_meta(model, config, state)
         if isinstance(model, NetworkModel):
             save_network(model, path)
-        elif isinstance(model, Connect4Model):
+        elif isinstance(model, Connect4Model | Connect4NetworkModel):
             model.save(path)
         else:
             save_weights(model, path)

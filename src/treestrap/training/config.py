@@ -102,7 +102,6 @@ class TrainConfig:
 
 #: What a Connect Four run refuses: (field, its only value there, flag, why).
 _NOT_FOR_CONNECT4 = (
-    ("model", "linear", "--model", "Connect Four trains linear weights"),
     ("opponent", "self", "--opponent", "Connect Four learns by self-play"),
     ("opponent_after", 0, "--opponent-after", "Connect Four learns by self-play"),
     ("ladder", False, "--ladder", "Connect Four learns by self-play"),
@@ -120,6 +119,8 @@ def _game_problem(config: TrainConfig) -> str | None:
     for name, only, flag, why in _NOT_FOR_CONNECT4:
         if getattr(config, name) != only:
             return f"{flag} is not for --game connect4: {why}"
+    if config.linear_part is not None:
+        return "--linear-part is not for --game connect4: hybrids are chess networks"
     if config.feature_set != CONNECT4:
         return (
             f"--feature-set {config.feature_set} is a chess feature set; Connect Four "
@@ -156,7 +157,8 @@ def _network_problem(config: TrainConfig) -> str | None:
             f"(--algorithm {NETWORK_ALGORITHM}) or over the alpha-beta's table bounds "
             f"(treestrap-ab), not by {config.algorithm}"
         )
-    if config.feature_set != "bitboard":
+    inputs = CONNECT4 if config.game == CONNECT4 else "bitboard"  # the game's own bitboards
+    if config.feature_set != inputs:
         return f"networks read the bitboard inputs, not {config.feature_set!r}"
     if config.objective not in NETWORK_OBJECTIVES:
         return (

@@ -17,6 +17,7 @@ from treestrap.connect4.features import feature_names as connect4_feature_names
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_model import Connect4Model
+from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.games.registry import get_game
 from treestrap.learn.base import Rule, Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
@@ -24,36 +25,39 @@ from treestrap.learn.rule_config import make_rule
 from treestrap.training.config import TrainConfig, frozen_indices
 from treestrap.training.searches import SearchSource, learning_search
 
+#: What a learner learns: linear weights or a network, of chess or Connect Four.
+LearnerModel = LinearModel | NetworkModel | Connect4Model | Connect4NetworkModel
+#: The networks, learned by Algorithm 7.
+NETWORKS = (NetworkModel, Connect4NetworkModel)
+
 
 class Learner:
     """The learning player of a run: ``model`` (linear or a network), the rule of
     ``config`` and the search it learns from, chosen by the rule's ``search_kind``."""
 
-    def __init__(
-        self, config: TrainConfig, model: LinearModel | NetworkModel | Connect4Model
-    ) -> None:
+    def __init__(self, config: TrainConfig, model: LearnerModel) -> None:
         self.config = config
         self.game = get_game(config.game)
         self._model = model
         # A network's sizes and provenance, for the weight files of model().
-        self._sizes = list(model.sizes) if isinstance(model, NetworkModel) else []
+        self._sizes = list(model.sizes) if isinstance(model, NETWORKS) else []
         self._metadata = dict(model.metadata)
         self.ev = model.evaluator()
-        if isinstance(model, NetworkModel):
+        if isinstance(model, NETWORKS):
             frozen: tuple[int, ...] = ()  # --freeze names features of linear models
         elif isinstance(model, Connect4Model):
             frozen = frozen_indices(connect4_feature_names(), config.freeze)
         else:
             frozen = frozen_indices(model.feature_set.names, config.freeze)
         self.algorithm: Rule = make_rule(config, model, self.ev, frozen)
-        network = isinstance(model, NetworkModel)
+        network = isinstance(model, NETWORKS)
         self.source: SearchSource = learning_search(config, self.algorithm, network)
         self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
 
-    def model(self) -> LinearModel | NetworkModel | Connect4Model:
+    def model(self) -> LearnerModel:
         """The model as it stands (a weight file's): a linear model is learned in place;
         a network's parameters are read from the torch copy its rule steps."""
-        if isinstance(self._model, NetworkModel):
+        if isinstance(self._model, NETWORKS):
             assert isinstance(self.algorithm, ReplayAlgorithm)
             params = self.algorithm.network_parameters()
             return dataclasses.replace(self._model, weights=params, metadata=dict(self._metadata))

@@ -116,12 +116,14 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         str,
         CHESS,
         doc="the game played and learned (games/): chess, or connect4 (linear weights "
-        "over the Connect Four features, self-play from seeded random openings). A chess "
+        "over the Connect Four features, or with --model a network over its 84 + 1 "
+        "bitboard inputs; self-play from seeded random openings). A chess "
         "run's config.json leaves it out (the file as it was before there were games).",
         flag="--game",
         choices=GAME_NAMES,
         help="chess (default) or connect4: self-play from random 2-4 ply openings, "
-        "linear weights over the Connect Four features (docs/connect4.md)",
+        "linear weights over the Connect Four features or a --model network over its "
+        "bitboard inputs (docs/connect4.md)",
         check=_unknown("game", GAME_NAMES),
     ),
     TrainOption(

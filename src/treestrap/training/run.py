@@ -59,6 +59,7 @@ from treestrap.games.connect4_model import (
     load_connect4_model,
     random_connect4_model,
 )
+from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
 from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.torch_network import random_network_parameters
@@ -115,12 +116,33 @@ def _initial_model(config: TrainConfig) -> RunModel:
 
 def _initial_connect4_model(config: TrainConfig) -> RunModel:
     """A Connect Four run's start: random (seeded), the hand-written evaluation, or a
-    Connect Four weight file."""
+    Connect Four weight file; with ``--model``, a random network or a network file of
+    the same layers."""
+    network = config.model != "linear"
     if config.init == "random":
+        if network:
+            return random_connect4_network(
+                network_sizes(config.model), config.seed, config.init_scale
+            )
         return random_connect4_model(seed=config.seed, scale=config.init_scale)
     if config.init == "hand-set":
+        if network:
+            raise ValueError(
+                "--init hand-set is linear weights; a network starts from 'random' or a "
+                "Connect Four network file"
+            )
         return hand_written_connect4_model()
-    return load_connect4_model(config.init)
+    model = load_connect4_model(config.init)
+    if isinstance(model, Connect4NetworkModel) != network:
+        kind = "linear weights" if network else f"a {model.describe()} network"
+        wanted = f"--model {config.model}" if network else "linear weights"
+        raise ValueError(f"{config.init}: {kind}, and this run learns {wanted}")
+    if isinstance(model, Connect4NetworkModel) and model.sizes != network_sizes(config.model):
+        raise ValueError(
+            f"{config.init}: a network of layers {model.sizes}, not the "
+            f"{network_sizes(config.model)} of --model {config.model}"
+        )
+    return model
 
 
 def load_run_model(config: TrainConfig, path: Path) -> RunModel:
@@ -183,7 +205,8 @@ def _linear_part(spec: str) -> LinearModel:
 
 def _check_model_kind(model: RunModel, config: TrainConfig, path: Path) -> None:
     """Refuse a run's weights of the other kind than its config (a damaged run)."""
-    if isinstance(model, NetworkModel) != (config.model != "linear"):
+    network = isinstance(model, NetworkModel | Connect4NetworkModel)
+    if network != (config.model != "linear"):
         raise ValueError(f"{path}: its weights are not the {config.model} model of the run")
 
 
