@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least
@@ -27,7 +28,7 @@ def add_parser(sub: Any) -> None:
     wsub = w.add_subparsers(dest="weights_command", metavar="ACTION", required=True)
     show = wsub.add_parser(
         "show",
-        help="print a weight file's largest weights and per-block summary",
+        help="print a weight file's largest weights and per-block summary (chess or Connect Four)",
         description="Print the header and metadata, the material weights (meep), the N "
         "weights of largest magnitude and per-block statistics of a weight file.",
     )
@@ -67,12 +68,31 @@ def add_parser(sub: Any) -> None:
     preset.set_defaults(func=run_preset)
 
 
-def run_show(args: argparse.Namespace) -> int:
+def _show_connect4(args: argparse.Namespace) -> int:
+    """A Connect Four file's report (no piece-square tables to plot)."""
     from treestrap.evaluation.weight_file_format import WeightFileError
+    from treestrap.games.connect4_model import load_connect4_model
+    from treestrap.reports.connect4_weights import summarize_connect4
+
+    if args.plot:
+        print("error: --plot draws chess piece-square tables, not Connect Four", file=sys.stderr)
+        return 2
+    try:
+        print(summarize_connect4(load_connect4_model(args.file), args.top, args.group))
+    except (WeightFileError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
     from treestrap.evaluation.weight_files import load_weights
     from treestrap.reports.weights import plot_piece_square_tables, summarize
 
     try:
+        if read_weight_file(Path(args.file))[0].get("game") == "connect4":
+            return _show_connect4(args)
         model = load_weights(args.file)
     except WeightFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
