@@ -285,10 +285,26 @@ def test_a_connect4_network_run_trains_and_resumes_bit_for_bit(algorithm, tmp_pa
     assert all(r["replay_positions"] > 0 for r in rows)
 
 
+def test_a_connect4_network_learns_through_two_actors(tmp_path, capsys) -> None:
+    run = tmp_path / "actors"
+    argv = ["train", "--game", "connect4", "--model", "mlp:8", "--algorithm", "treestrap-ab"]
+    argv += ["--depth", "2", "--seed", "4", "--tree-nodes", "100", "--games", "4"]
+    assert _cli([*argv, "--actors", "2", "--out", str(run)]) == 0
+    final = load_connect4_model(run / "weights.npz")
+    start = load_connect4_model(run / "checkpoints" / "game-000000.npz")
+    assert isinstance(final, Connect4NetworkModel) and final.sizes == [8, 1]
+    assert not np.array_equal(final.weights, start.weights)  # the learner took steps
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["game"] for r in rows] == [1, 2, 3, 4]
+    assert {r["actor"] for r in rows} <= {0, 1}
+    # the learner's replay set grew by what the actors shipped: every game added some
+    positions = [r["replay_positions"] for r in rows]
+    assert positions[0] > 0 and positions == sorted(positions) and positions[-1] > positions[0]
+
+
 @pytest.mark.parametrize(
     ("options", "phrase"),
     [
-        (["--actors", "2"], "a connect four network trains in one process"),
         (["--init", "hand-set"], "--init hand-set is linear weights"),
         (["--linear-part", "hand-set"], "--linear-part is not for --game connect4"),
         (["--algorithm", "td-leaf"], "not by td-leaf"),

@@ -204,14 +204,6 @@ def run_train(args: argparse.Namespace) -> int:
         if "nodes" in overrides or "clock" in overrides:
             overrides.setdefault("depth", None)
         config = dataclasses.replace(config, **overrides)
-    if (
-        config.game == CONNECT4
-        and config.model != "linear"
-        and (args.actors > 1 or args.backend != "local")
-    ):
-        # Actors ship chess's replay samples; a Connect Four network's are not wired.
-        print("error: a Connect Four network trains in one process", file=sys.stderr)
-        return 2
     if config.linear_part is not None and (args.actors > 1 or args.backend != "local"):
         # Actors ship samples without the linear parts a hybrid's learner needs.
         print("error: a hybrid network (--linear-part) trains in one process", file=sys.stderr)

@@ -17,9 +17,10 @@ from treestrap.connect4.features import SIZE as CONNECT4_SIZE
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
 from treestrap.evaluation.feature_sets import get_feature_set
-from treestrap.evaluation.network_weights import NetworkModel, update_network_evaluator
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_model import Connect4Model
+from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
 from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.base import Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
@@ -48,8 +49,9 @@ class SampleRecorder(ReplayAlgorithm):
 
     def observe(self, step: Step) -> None:
         assert step.tree is not None
+        trainer = self.trainer
         inputs, lower, upper = tree_samples(
-            step.tree, self.trainer.hyper.nodes, self.trainer.hyper.leaves
+            step.tree, trainer.hyper.nodes, trainer.hyper.leaves, trainer.replay.layout.size
         )
         # A minimax tree's values are exact: its bounds travel once.
         exact = np.array_equal(lower, upper)
@@ -74,7 +76,11 @@ class Actor:
         self.recorder: RecordingOptimizer | SampleRecorder
         if config.model != "linear":
             sizes = network_sizes(config.model)
-            network = NetworkModel(sizes, random_network_parameters(sizes, config.seed))
+            network: NetworkModel | Connect4NetworkModel
+            if config.game == CONNECT4:  # its 85 inputs; the parameters come with each job
+                network = random_connect4_network(sizes, config.seed)
+            else:
+                network = NetworkModel(sizes, random_network_parameters(sizes, config.seed))
             # The actor keeps no replay set (the learner does): the smallest one.
             self.learner = Learner(replace(config, replay_size=2), network)
             assert isinstance(self.learner.algorithm, ReplayAlgorithm)
@@ -97,7 +103,8 @@ class Actor:
     def play(self, job: Job) -> Played:
         if job.weights is not None:
             if isinstance(self.recorder, SampleRecorder):
-                update_network_evaluator(self.learner.ev, job.weights)
+                # the game's own write: chess's rounds layer 0 and forgets accumulators
+                self.recorder.trainer.write(self.learner.ev, job.weights)
             else:
                 model = self.learner.model()
                 assert not isinstance(model, NetworkModel)

@@ -37,6 +37,7 @@ from treestrap.distributed.backend import Backend
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import ReplaySample, apply_updates
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.optimizer import Optimizer, make_optimizer
 from treestrap.learn.rule_config import rule_step_size
@@ -130,7 +131,8 @@ def run_learner(
     stats = stats if stats is not None else LearnerStats()
     if state.games >= config.games:
         return state  # finished already: no actor to start
-    network = Learner(config, model) if isinstance(model, NetworkModel) else None
+    is_network = isinstance(model, NetworkModel | Connect4NetworkModel)
+    network = Learner(config, model) if is_network else None
     optimizer = (
         network.algorithm.optimizer
         if network is not None
