@@ -18,6 +18,7 @@ import json
 
 import numpy as np
 import pytest
+from test_bad_inputs import check_one_error_line
 
 from treestrap.cli import main
 from treestrap.connect4.board import Position, copy_position
@@ -232,9 +233,7 @@ def test_what_connect4_does_not_take_is_one_error_line(options, phrase, tmp_path
     capsys.readouterr()
     assert _cli(argv) == 2
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if "error:" in line]
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert phrase.lower() in lines[0].lower()
+    check_one_error_line(err, phrase)
     assert not (tmp_path / "r").exists()
 
 

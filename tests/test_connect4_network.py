@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from test_bad_inputs import check_one_error_line
 
 torch = pytest.importorskip("torch")
 
@@ -323,9 +324,7 @@ def test_what_a_connect4_network_does_not_take_is_one_error_line(
     capsys.readouterr()
     assert _cli(argv) == 2
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if "error:" in line]
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert phrase.lower() in lines[0].lower()
+    check_one_error_line(err, phrase)
     assert not (tmp_path / "r").exists()
 
 

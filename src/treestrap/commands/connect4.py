@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 DEFAULT_DEPTHS = "2,4"
@@ -142,8 +143,15 @@ def add_versus_parser(actions: Any) -> None:
 
 
 def run_versus(args: argparse.Namespace) -> int:
+    return _error_line_on_bad_input(_versus, args)
+
+
+def _error_line_on_bad_input(
+    body: Callable[[argparse.Namespace], int], args: argparse.Namespace
+) -> int:
+    """``body(args)``, a bad input's ``ValueError`` printed as one ``error:`` line (exit 2)."""
     try:
-        return _versus(args)
+        return body(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -181,11 +189,7 @@ def _probabilities(text: str) -> list[float]:
 
 
 def run_measure(args: argparse.Namespace) -> int:
-    try:
-        return _measure(args)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return _error_line_on_bad_input(_measure, args)
 
 
 def _measure(args: argparse.Namespace) -> int:
