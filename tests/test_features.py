@@ -32,9 +32,10 @@ from treestrap.evaluation.feature_sets.dispatch import (
     MAX_ACTIVE,
     extract_features,
     feature_gradient,
+    feature_score,
 )
 from treestrap.evaluation.feature_sets.feature_set import PERSPECTIVE_WHITE, dense_features
-from treestrap.evaluation.model import evaluate_gradient
+from treestrap.evaluation.model import evaluate, evaluate_gradient
 from treestrap.evaluation.presets import hand_set_model, random_model
 
 MEEP_SET = get_feature_set("meep")
@@ -287,6 +288,23 @@ def test_evaluate_gradient_is_sign_times_phi(name):
             assert np.array_equal(grad, reference_meep(board)), board.fen()
         assert score == pytest.approx(float(model.weights @ grad), rel=1e-9, abs=1e-9)
         assert score == pytest.approx(model.evaluate(pos), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", FEATURE_SET_NAMES)
+def test_the_score_searches_use_is_the_dot_product_over_the_pairs_bit_for_bit(name):
+    # Searches score without storing pairs (a fused score where a set has one); it
+    # must be the very float the pairs add up to in their order, or node counts move.
+    fs = get_feature_set(name)
+    ev = random_model(name, seed=12).evaluator()
+    for board in sample_positions():
+        pos = parse_fen(board.fen())
+        n = feature_gradient(pos, fs.id, ev.idx, ev.val)
+        dot = 0.0
+        for i in range(n):
+            dot += ev.weights[ev.idx[i]] * ev.val[i]
+        fused = feature_score(pos, fs.id, ev.weights, ev.idx, ev.val)
+        assert fused == dot, board.fen()
+        assert evaluate(pos, ev) == evaluate_gradient(pos, ev)[0] == dot, board.fen()
 
 
 # --- names and layout hashes -------------------------------------------------------

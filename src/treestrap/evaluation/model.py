@@ -35,6 +35,7 @@ from treestrap.evaluation.feature_sets.dispatch import (
     MAX_ACTIVE,
     extract_features,
     feature_gradient,
+    feature_score,
 )
 from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
@@ -83,16 +84,12 @@ def _network_score(pos: Position, ev: Evaluator) -> float:
 @njit
 def _linear_part(pos: Position, ev: Evaluator) -> float:
     """A hybrid network's linear score for the side to move (0 for a plain network);
-    uses the scratch pairs."""
+    may use the scratch pairs."""
     w = ev.weights
     offset = int(w[H_LINEAR])
     if offset == 0:
         return 0.0
-    n = feature_gradient(pos, int(w[H_LINEAR_SET]), ev.idx, ev.val)
-    score = 0.0
-    for i in range(n):
-        score += w[offset + ev.idx[i]] * ev.val[i]
-    return score
+    return feature_score(pos, int(w[H_LINEAR_SET]), w[offset:], ev.idx, ev.val)
 
 
 @njit
@@ -123,7 +120,9 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
 
 @njit(inline="always")
 def evaluate(pos: Position, ev: Evaluator) -> float:
-    """Score of ``pos`` for the side to move (what searches call)."""
+    """Score of ``pos`` for the side to move (what searches call): the same float as
+    :func:`evaluate_gradient`'s, without keeping the pairs (their scratch is left
+    undefined)."""
     if ev.kind == NETWORK:
         return _network_score(pos, ev) + _linear_part(pos, ev)
-    return evaluate_gradient(pos, ev)[0]
+    return feature_score(pos, ev.feature_set, ev.weights, ev.idx, ev.val)

@@ -55,8 +55,62 @@ def _dispatch_over(functions: tuple[Any, ...]) -> Any:
     return dispatch
 
 
+def _score_over_pairs(gradient: Any) -> Any:
+    """Compiled ``(pos, weights, idx, val) -> float``: the dot product over
+    ``gradient``'s pairs, for a set without a fused score."""
+
+    @njit(inline="always", cache=False)
+    def score(pos: Position, weights: np.ndarray, idx: np.ndarray, val: np.ndarray) -> float:
+        n = gradient(pos, idx, val)
+        total = 0.0
+        for i in range(n):
+            total += weights[idx[i]] * val[i]
+        return total
+
+    return score
+
+
+def _fused_score(score: Any) -> Any:
+    """A set's own ``(pos, weights) -> float`` in the signature of the others."""
+
+    @njit(inline="always", cache=False)
+    def fused(pos: Position, weights: np.ndarray, idx: np.ndarray, val: np.ndarray) -> float:
+        return score(pos, weights)
+
+    return fused
+
+
+@njit(inline="always")
+def _no_score(
+    feature_set_id: int, pos: Position, weights: np.ndarray, idx: np.ndarray, val: np.ndarray
+) -> float:
+    return 0.0  # past the last id
+
+
+def _score_branch(entry: int, function: Any, otherwise: Any) -> Any:
+    @njit(inline="always", cache=False)
+    def branch(
+        feature_set_id: int, pos: Position, weights: np.ndarray, idx: np.ndarray, val: np.ndarray
+    ) -> float:
+        if feature_set_id == entry:
+            return function(pos, weights, idx, val)
+        return otherwise(feature_set_id, pos, weights, idx, val)
+
+    return branch
+
+
+def _score_dispatch() -> Any:
+    dispatch = _no_score
+    for entry in reversed(range(len(_FEATURE_SETS))):
+        fs = _FEATURE_SETS[entry]
+        function = _score_over_pairs(fs.gradient) if fs.score is None else _fused_score(fs.score)
+        dispatch = _score_branch(entry, function, dispatch)
+    return dispatch
+
+
 _extract_by_id = _dispatch_over(tuple(fs.extract for fs in _FEATURE_SETS))
 _gradient_by_id = _dispatch_over(tuple(fs.gradient for fs in _FEATURE_SETS))
+_score_by_id = _score_dispatch()
 
 
 @njit
@@ -70,3 +124,14 @@ def feature_gradient(pos: Position, feature_set_id: int, idx: np.ndarray, val: n
     """A linear model's gradient over the set with this id (``sign * phi(s)``, see
     :mod:`treestrap.evaluation.feature_sets.feature_set`); returns the count."""
     return _gradient_by_id(feature_set_id, pos, idx, val)
+
+
+@njit
+def feature_score(
+    pos: Position, feature_set_id: int, weights: np.ndarray, idx: np.ndarray, val: np.ndarray
+) -> float:
+    """A linear model's side-to-move score ``theta . gradient`` over the set with this
+    id, equal bit for bit to the sum over :func:`feature_gradient`'s pairs in their
+    order. ``idx``/``val`` are scratch for sets without a fused score: their contents
+    are undefined afterwards."""
+    return _score_by_id(feature_set_id, pos, weights, idx, val)

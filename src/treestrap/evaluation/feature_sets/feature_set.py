@@ -44,6 +44,10 @@ class FeatureSet:
     extract: Any = field(repr=False)
     #: Compiled ``(pos, idx, val) -> n``: ``sign * phi(s)`` (see the module docstring).
     gradient: Any = field(repr=False)
+    #: Compiled ``(pos, weights) -> float``: ``theta . gradient`` summed in the pairs'
+    #: order without storing them (:mod:`~treestrap.evaluation.feature_sets.sink`), or
+    #: None to sum over ``gradient``'s pairs.
+    score: Any = field(repr=False, default=None)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         # Pickled by name (for worker processes): unpickling gives the registered set,

@@ -61,6 +61,8 @@ colour ``c``, with ``rel(sq) = sq`` for white and ``sq ^ 56`` for black, relativ
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from treestrap.core.attacks import (
@@ -75,6 +77,7 @@ from treestrap.core.jit import njit
 from treestrap.core.piece import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE
 from treestrap.core.position import OCC_WHITE, ST_CASTLING, ST_SIDE, Position
 from treestrap.evaluation.feature_sets.feature_set import PERSPECTIVE_SIDE_TO_MOVE, FeatureSet
+from treestrap.evaluation.feature_sets.sink import emit
 
 # --- layout ------------------------------------------------------------------------
 PHASE_NB = 3
@@ -166,13 +169,6 @@ def _attacks(T: np.ndarray, ptype: int, color: int, sq: int, occ: np.uint64) -> 
 
 
 @njit(inline="always")
-def _emit(idx: np.ndarray, val: np.ndarray, n: int, i: int, v: float) -> int:
-    idx[n] = i
-    val[n] = v
-    return n + 1
-
-
-@njit(inline="always")
 def _file_bb(f: int) -> np.uint64:
     return FILE_A << np.uint64(f)
 
@@ -208,8 +204,8 @@ def _ranks_not_ahead(color: int, rank: int) -> np.uint64:
 
 @njit
 def _pawn_features(
-    pos: Position, c: int, p: int, sign: float, idx: np.ndarray, val: np.ndarray, n: int
-) -> int:
+    pos: Position, c: int, p: int, sign: float, idx: np.ndarray, val: np.ndarray, n: Any
+) -> Any:
     T = pos.tables
     bb = pos.bb
     o = 1 - c
@@ -230,7 +226,7 @@ def _pawn_features(
         pawns = pop_lsb(pawns)
     for f in range(8):
         if popcount(own & _file_bb(f)) >= 2:
-            n = _emit(idx, val, n, base + P_DOUBLED + f, sign)
+            n = emit(idx, val, n, base + P_DOUBLED + f, sign)
     pawns = own
     while pawns:
         sq = lsb(pawns)
@@ -244,20 +240,20 @@ def _pawn_features(
         stop = sq + 8 if c == WHITE else sq - 8
         defended = (own_att & b) != EMPTY
         if not (enemy & span):
-            n = _emit(idx, val, n, base + P_PASSED_RANK + r - 1, sign)
-            n = _emit(idx, val, n, base + P_PASSED_FILE + f, sign)
+            n = emit(idx, val, n, base + P_PASSED_RANK + r - 1, sign)
+            n = emit(idx, val, n, base + P_PASSED_FILE + f, sign)
             if not (occ & square_bb(stop)):
-                n = _emit(idx, val, n, base + P_PASSED_FREE + r - 1, sign)
+                n = emit(idx, val, n, base + P_PASSED_FREE + r - 1, sign)
             if defended:
-                n = _emit(idx, val, n, base + P_PASSED_DEFENDED + r - 1, sign)
+                n = emit(idx, val, n, base + P_PASSED_DEFENDED + r - 1, sign)
         neighbours = own & _adjacent_files(f)
         if not neighbours:
-            n = _emit(idx, val, n, base + P_ISOLATED + f, sign)
+            n = emit(idx, val, n, base + P_ISOLATED + f, sign)
         elif not (neighbours & _ranks_not_ahead(c, rank)) and (enemy_att & square_bb(stop)):
-            n = _emit(idx, val, n, base + P_BACKWARD + f, sign)
+            n = emit(idx, val, n, base + P_BACKWARD + f, sign)
         rank_bb = np.uint64(0xFF) << np.uint64(8 * rank)
         if defended or (neighbours & rank_bb):
-            n = _emit(idx, val, n, base + P_CONNECTED + r - 1, sign)
+            n = emit(idx, val, n, base + P_CONNECTED + r - 1, sign)
     return n
 
 
@@ -271,8 +267,8 @@ def _king_features(
     zone_weight: int,
     idx: np.ndarray,
     val: np.ndarray,
-    n: int,
-) -> int:
+    n: Any,
+) -> Any:
     bb = pos.bb
     o = 1 - c
     base = KING_SAFETY + p * KING_SIZE
@@ -281,8 +277,8 @@ def _king_features(
     kr = _rel_rank(c, ksq)
     own_pawns = bb[c * 6 + PAWN]
     enemy_pawns = bb[o * 6 + PAWN]
-    n = _emit(idx, val, n, base + K_ZONE_ATTACKERS + min(zone_attackers, 7), sign)
-    n = _emit(idx, val, n, base + K_ATTACK_WEIGHT + min(zone_weight, 15), sign)
+    n = emit(idx, val, n, base + K_ZONE_ATTACKERS + min(zone_attackers, 7), sign)
+    n = emit(idx, val, n, base + K_ATTACK_WEIGHT + min(zone_weight, 15), sign)
     for df in range(-1, 2):
         g = kf + df
         if g < 0 or g > 7:
@@ -294,24 +290,24 @@ def _king_features(
             abs_rank = rr if c == WHITE else 7 - rr
             s = square_bb(abs_rank * 8 + g)
             if dr <= 2 and own_pawns & s:
-                n = _emit(idx, val, n, base + K_SHIELD + (df + 1) * 2 + dr - 1, sign)
+                n = emit(idx, val, n, base + K_SHIELD + (df + 1) * 2 + dr - 1, sign)
             if enemy_pawns & s:
-                n = _emit(idx, val, n, base + K_STORM + (df + 1) * 3 + dr - 1, sign)
+                n = emit(idx, val, n, base + K_STORM + (df + 1) * 3 + dr - 1, sign)
         if not (own_pawns & _file_bb(g)):
             kind = 1 if enemy_pawns & _file_bb(g) else 0
-            n = _emit(idx, val, n, base + K_OPEN + (df + 1) * 2 + kind, sign)
+            n = emit(idx, val, n, base + K_OPEN + (df + 1) * 2 + kind, sign)
     rights = pos.st[ST_CASTLING]
     if rights & (1 << (2 * c)):
-        n = _emit(idx, val, n, base + K_CASTLING, sign)
+        n = emit(idx, val, n, base + K_CASTLING, sign)
     if rights & (2 << (2 * c)):
-        n = _emit(idx, val, n, base + K_CASTLING + 1, sign)
+        n = emit(idx, val, n, base + K_CASTLING + 1, sign)
     for t in range(KNIGHT, KING):
         pieces = bb[o * 6 + t]
         while pieces:
             sq = lsb(pieces)
             pieces = pop_lsb(pieces)
             d = max(abs((sq & 7) - kf), abs((sq >> 3) - (ksq >> 3)))
-            n = _emit(idx, val, n, base + K_TROPISM + (t - KNIGHT) * 8 + d, sign)
+            n = emit(idx, val, n, base + K_TROPISM + (t - KNIGHT) * 8 + d, sign)
     return n
 
 
@@ -340,9 +336,9 @@ def _pressure(pos: Position, c: int, occ: np.uint64) -> tuple[np.uint64, int, in
 
 
 @njit
-def meep_features(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
-    """Write phi(s) as (index, value) pairs into ``idx``/``val`` (at least
-    ``MEEP_MAX_ACTIVE`` long); returns the count. An index may repeat: values add."""
+def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
+    """phi(s) into the sink of :mod:`~treestrap.evaluation.feature_sets.sink` that
+    ``(idx, val, n)`` is: pairs from ``n = 0`` or a score from ``n = 0.0``."""
     T = pos.tables
     bb = pos.bb
     us = pos.st[ST_SIDE]
@@ -359,7 +355,6 @@ def meep_features(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
     att_b, zone_n_b, zone_w_b = _pressure(pos, 1 - WHITE, occ)
 
     # Pass 2: features of each side, added for the side to move, subtracted for the other.
-    n = 0
     for c in range(2):
         o = 1 - c
         sign = 1.0 if c == us else -1.0
@@ -369,32 +364,46 @@ def meep_features(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
         for t in range(5):
             cnt = popcount(bb[c * 6 + t])
             if cnt:
-                n = _emit(idx, val, n, MATERIAL + t, sign * cnt)
+                n = emit(idx, val, n, MATERIAL + t, sign * cnt)
         if popcount(bb[c * 6 + BISHOP]) >= 2:
-            n = _emit(idx, val, n, BISHOP_PAIR, sign)
+            n = emit(idx, val, n, BISHOP_PAIR, sign)
         mirror = 0 if c == WHITE else 56
         for t in range(6):
             pieces = bb[c * 6 + t]
             while pieces:
                 sq = lsb(pieces)
                 pieces = pop_lsb(pieces)
-                n = _emit(idx, val, n, PSQT + p * PSQT_SIZE + t * 64 + (sq ^ mirror), sign)
+                n = emit(idx, val, n, PSQT + p * PSQT_SIZE + t * 64 + (sq ^ mirror), sign)
                 att = _attacks(T, t, c, sq, occ)
                 if t != PAWN:
                     m = min(popcount(att & ~own_occ), MOBILITY_CAP[t])
-                    n = _emit(
+                    n = emit(
                         idx, val, n, MOBILITY + p * MOBILITY_SIZE + MOBILITY_BASE[t] + m, sign
                     )
                 for v in range(6):
                     k = popcount(att & bb[o * 6 + v])
                     if k:
-                        n = _emit(idx, val, n, THREATS + t * 6 + v, sign * k)
+                        n = emit(idx, val, n, THREATS + t * 6 + v, sign * k)
                 if t != KING and (enemy_att & square_bb(sq)) and not (own_att & square_bb(sq)):
-                    n = _emit(idx, val, n, HANGING + t, sign)
+                    n = emit(idx, val, n, HANGING + t, sign)
         n = _pawn_features(pos, c, p, sign, idx, val, n)
         n = _king_features(pos, c, p, sign, enemy_zone_n, enemy_zone_w, idx, val, n)
-    n = _emit(idx, val, n, TEMPO, 1.0)
+    n = emit(idx, val, n, TEMPO, 1.0)
     return n
+
+
+@njit
+def meep_features(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
+    """Write phi(s) as (index, value) pairs into ``idx``/``val`` (at least
+    ``MEEP_MAX_ACTIVE`` long); returns the count. An index may repeat: values add."""
+    return _meep(pos, idx, val, 0)
+
+
+@njit
+def meep_score(pos: Position, weights: np.ndarray) -> float:
+    """theta . phi(s) for the side to move, equal bit for bit to the sum over
+    :func:`meep_features`' pairs in their order (``idx`` is unused by a score sink)."""
+    return _meep(pos, weights, weights, 0.0)
 
 
 # Scores are for the side to move already (see the module docstring), so a linear
@@ -408,4 +417,5 @@ FEATURE_SET = FeatureSet(
     feature_names=meep_feature_names,
     extract=meep_features,
     gradient=meep_features,
+    score=meep_score,
 )
