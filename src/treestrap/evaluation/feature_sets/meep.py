@@ -377,9 +377,7 @@ def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
                 att = _attacks(T, t, c, sq, occ)
                 if t != PAWN:
                     m = min(popcount(att & ~own_occ), MOBILITY_CAP[t])
-                    n = emit(
-                        idx, val, n, MOBILITY + p * MOBILITY_SIZE + MOBILITY_BASE[t] + m, sign
-                    )
+                    n = emit(idx, val, n, MOBILITY + p * MOBILITY_SIZE + MOBILITY_BASE[t] + m, sign)
                 for v in range(6):
                     k = popcount(att & bb[o * 6 + v])
                     if k:
