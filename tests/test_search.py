@@ -14,6 +14,7 @@ from treestrap.core.position import in_check
 from treestrap.core.status import CHECKMATE, game_status, new_move_buffer
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.search.context import EVAL_HITS, new_context
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import TrainingOptions, TrainingSearch
 from treestrap.search.tree import (
@@ -130,6 +131,31 @@ def test_table_bounds_agree_with_fresh_searches() -> None:
             assert tree.lower[i] - 1e-9 <= v <= tree.upper[i] + 1e-9, (fen, i, depth)
             checked += 1
     assert checked > 100
+
+
+def test_a_search_reads_evaluations_back_and_forgets_them_when_the_weights_change() -> None:
+    # The evaluation cache is exact within a search and cleared by the next one: a
+    # search reused after the weights changed equals a new one, and so do the
+    # quiescence values of its walk (which read the search's evaluations).
+    first, second = random_model(seed=21, scale=50.0), random_model(seed=22, scale=50.0)
+    reused = TrainingSearch()
+    for fen in POSITIONS[:6]:
+        pos = parse_fen(fen)
+        reused.search(pos, first.evaluator(), 3)
+        assert reused.ctx.stats[EVAL_HITS] > 0
+        ev = second.evaluator()
+        got = reused.search(pos, ev, 3)
+        fresh = TrainingSearch()
+        want = fresh.search(pos, ev, 3)
+        assert (got.value, got.nodes, got.qnodes) == (want.value, want.nodes, want.qnodes)
+        trees = []
+        for search in (reused, fresh):
+            tree = new_tree(10_000)
+            n = walk_tt(pos, ev, search.tt, tree, search.ctx, 1, new_context(), True)
+            trees.append((n, tree.static[:n].copy(), tree.feat_val[: tree.feat_start[n]].copy()))
+        assert trees[0][0] == trees[1][0]
+        assert np.array_equal(trees[0][1], trees[1][1])
+        assert np.array_equal(trees[0][2], trees[1][2])
 
 
 def test_walk_records_root_first_with_exact_value_and_depth() -> None:

@@ -13,14 +13,19 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.core.move import MAX_MOVES
-from treestrap.search.value import MAX_PLY
+from treestrap.core.position import Position
+from treestrap.evaluation.model import Evaluator
+from treestrap.search.value import MAX_PLY, static_value
 
 # Slots of ``stats``.
 NODES = 0  # main-search nodes (depth >= 1)
 QNODES = 1  # quiescence nodes
 STOPPED = 2  # 1 once a limit stopped the search
 SELDEPTH = 3  # deepest ply reached
-STATS_NB = 4
+EVAL_HITS = 4  # static values read back from the evaluation cache
+STATS_NB = 5
+#: Slots of the evaluation cache (a power of two): 2**16 keys and values, 1 MiB.
+EVAL_CACHE_SLOTS = 1 << 15
 
 
 class SearchContext(NamedTuple):
@@ -31,9 +36,12 @@ class SearchContext(NamedTuple):
     pv: np.ndarray  # int32[MAX_PLY + 1, MAX_PLY + 1] triangular PV table
     pv_len: np.ndarray  # int32[MAX_PLY + 1]
     stats: np.ndarray  # int64[STATS_NB]
+    eval_keys: np.ndarray  # uint64[2 * EVAL_CACHE_SLOTS]: key, value bits, key, ...
+    eval_values: np.ndarray  # float64 view of the same memory (one cache line a probe)
 
 
 def new_context() -> SearchContext:
+    cache = np.zeros(2 * EVAL_CACHE_SLOTS, dtype=np.uint64)
     return SearchContext(
         moves=np.zeros((MAX_PLY + 1, MAX_MOVES), dtype=np.int32),
         scores=np.zeros((MAX_PLY + 1, MAX_MOVES), dtype=np.int64),
@@ -42,6 +50,8 @@ def new_context() -> SearchContext:
         pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
         pv_len=np.zeros(MAX_PLY + 1, dtype=np.int32),
         stats=np.zeros(STATS_NB, dtype=np.int64),
+        eval_keys=cache,
+        eval_values=cache.view(np.float64),
     )
 
 
@@ -51,6 +61,7 @@ def reset_context(ctx: SearchContext) -> None:
     ctx.history[:, :, :] = 0
     ctx.pv_len[:] = 0
     ctx.stats[:] = 0
+    ctx.eval_keys[:] = 0  # the evaluator may have changed since the last search
 
 
 @njit(inline="always")
@@ -75,3 +86,18 @@ def count_node(ctx: SearchContext, ply: int, quiescence: bool) -> None:
 def searched_nodes(ctx: SearchContext) -> int:
     """Nodes so far, main search and quiescence together."""
     return ctx.stats[NODES] + ctx.stats[QNODES]
+
+
+@njit(inline="always")
+def cached_static_value(pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64) -> float:
+    """:func:`~treestrap.search.value.static_value` of ``pos`` (whose key is ``key``),
+    read back when this search has evaluated the position before: a static value
+    depends on the position alone, so the tree searched is the same either way."""
+    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
+    if ctx.eval_keys[slot] == key:
+        ctx.stats[EVAL_HITS] += 1
+        return ctx.eval_values[slot + 1]
+    v = static_value(pos, ev)
+    ctx.eval_keys[slot] = key
+    ctx.eval_values[slot + 1] = v
+    return v

@@ -26,10 +26,10 @@ import numpy as np
 from treestrap.core.jit import njit
 from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.movegen import generate_captures, generate_moves
-from treestrap.core.position import ST_HALFMOVE, Position, in_check
+from treestrap.core.position import ST_HALFMOVE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import SearchContext, update_pv
+from treestrap.search.context import SearchContext, cached_static_value, update_pv
 from treestrap.search.ordering import pick_next, score_moves
 from treestrap.search.value import INFINITE, MAX_PLY, mated_in, static_value
 
@@ -74,7 +74,7 @@ def _enter(
         if pos.st[ST_HALFMOVE] >= 100:
             best[ply] = 0.0
             return True
-        stand = static_value(pos, ev)
+        stand = cached_static_value(pos, ev, ctx, current_key(pos))
         best[ply] = stand
         if stand >= beta[ply]:
             return True
@@ -98,7 +98,8 @@ def quiescence(
     ``pos``), fail-soft within ``(alpha0, beta0)`` as :func:`alphabeta` is: exact inside
     the window (the full window by default), a bound at or beyond it. Its principal
     variation is left in ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists and
-    PV table only."""
+    PV table, and its evaluation cache, which must hold values of this evaluator (a
+    search's own, or one cleared by :func:`~treestrap.search.context.reset_context`)."""
     alpha = np.empty(MAX_PLY + 1)
     beta = np.empty(MAX_PLY + 1)
     best = np.empty(MAX_PLY + 1)

@@ -27,7 +27,14 @@ from treestrap.core.piece import BISHOP, KNIGHT, NO_PIECE, PAWN, QUEEN, ROOK
 from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import STOPPED, SearchContext, count_node, searched_nodes, update_pv
+from treestrap.search.context import (
+    STOPPED,
+    SearchContext,
+    cached_static_value,
+    count_node,
+    searched_nodes,
+    update_pv,
+)
 from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
 from treestrap.search.value import (
@@ -130,7 +137,7 @@ def pvs(
             if n == 0:
                 return mated_in(ply)
         else:
-            stand = static_value(pos, ev)
+            stand = cached_static_value(pos, ev, ctx, key)
             if stand >= beta:
                 return stand
             if stand > alpha:
@@ -148,7 +155,7 @@ def pvs(
             and depth >= NULL_MOVE_MIN_DEPTH
             and abs(beta) < 9000.0
             and _has_pieces(pos)
-            and static_value(pos, ev) >= beta
+            and cached_static_value(pos, ev, ctx, key) >= beta
         ):
             r = 3 if depth >= 7 else 2
             make_null_move(pos)

@@ -29,6 +29,7 @@ from treestrap.search.context import (
     SELDEPTH,
     STOPPED,
     SearchContext,
+    cached_static_value,
     count_node,
     new_context,
     reset_context,
@@ -119,7 +120,7 @@ def alphabeta(
         else:
             if pos.st[ST_HALFMOVE] >= 100:
                 return 0.0
-            best = static_value(pos, ev)  # stand pat
+            best = cached_static_value(pos, ev, ctx, key)  # stand pat
             if best >= beta:
                 return best
             if best > alpha:

@@ -191,6 +191,9 @@ def walk_tt(
     tt.meta[1] += 1
     use_q = quiescence_ctx is not None
     qctx = quiescence_ctx if quiescence_ctx is not None else ctx
+    # The search that filled the table evaluated most of the positions the walk's
+    # quiescence searches reach, with this evaluator: they read its values back.
+    qctx = qctx._replace(eval_keys=ctx.eval_keys, eval_values=ctx.eval_values)
     stamp = int(tt.meta[1])
     _walk(pos, ev, tt, tree, ctx, 0, -1, 0, min_depth, stamp, use_q, qctx, exact_leaves)
     return int(tree.meta[0])
