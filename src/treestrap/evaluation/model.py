@@ -37,11 +37,15 @@ from treestrap.evaluation.feature_sets.dispatch import (
     feature_gradient,
     feature_score,
 )
+from treestrap.evaluation.feature_sets.meep import FEATURE_SET as MEEP
+from treestrap.evaluation.feature_sets.meep import meep_material_score
 from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
 
 LINEAR = 0
 NETWORK = 1
+
+_MEEP_ID = MEEP.id  # compiled code reads plain ints, not the registry's objects
 
 #: Most sparse pairs one :func:`evaluate_gradient` leaves in an evaluator's scratch.
 MAX_GRADIENT_PAIRS = MAX_ACTIVE
@@ -126,3 +130,12 @@ def evaluate(pos: Position, ev: Evaluator) -> float:
     if ev.kind == NETWORK:
         return _network_score(pos, ev) + _linear_part(pos, ev)
     return feature_score(pos, ev.feature_set, ev.weights, ev.idx, ev.val)
+
+
+@njit(inline="always")
+def material_estimate(pos: Position, ev: Evaluator) -> float:
+    """The material and piece-square part of a linear meep score (what a lazy search
+    may take for the whole when it is far from the window), NaN for other models."""
+    if ev.kind == LINEAR and ev.feature_set == _MEEP_ID:
+        return meep_material_score(pos, ev.weights)
+    return np.nan

@@ -311,6 +311,29 @@ def _king_features(
     return n
 
 
+@njit(inline="always")
+def _phase(bb: np.ndarray) -> int:
+    """0 opening, 1 middlegame, 2 endgame, by the non-pawn material on the board."""
+    npm = (
+        popcount(bb[KNIGHT] | bb[6 + KNIGHT] | bb[BISHOP] | bb[6 + BISHOP])
+        + 2 * popcount(bb[ROOK] | bb[6 + ROOK])
+        + 4 * popcount(bb[QUEEN] | bb[6 + QUEEN])
+    )
+    return 0 if npm >= 17 else (1 if npm >= 9 else 2)
+
+
+@njit(inline="always")
+def _material(bb: np.ndarray, c: int, sign: float, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
+    """Colour ``c``'s material counts and bishop pair."""
+    for t in range(5):
+        cnt = popcount(bb[c * 6 + t])
+        if cnt:
+            n = emit(idx, val, n, MATERIAL + t, sign * cnt)
+    if popcount(bb[c * 6 + BISHOP]) >= 2:
+        n = emit(idx, val, n, BISHOP_PAIR, sign)
+    return n
+
+
 @njit
 def _pressure(pos: Position, c: int, occ: np.uint64) -> tuple[np.uint64, int, int]:
     """Squares colour ``c`` attacks, and its knights/bishops/rooks/queens attacking the
@@ -343,12 +366,7 @@ def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
     bb = pos.bb
     us = pos.st[ST_SIDE]
     occ = bb[OCC_WHITE] | bb[OCC_WHITE + 1]
-    npm = (
-        popcount(bb[KNIGHT] | bb[6 + KNIGHT] | bb[BISHOP] | bb[6 + BISHOP])
-        + 2 * popcount(bb[ROOK] | bb[6 + ROOK])
-        + 4 * popcount(bb[QUEEN] | bb[6 + QUEEN])
-    )
-    p = 0 if npm >= 17 else (1 if npm >= 9 else 2)
+    p = _phase(bb)
 
     # Pass 1: each side's attacked squares, and its pressure on the enemy king zone.
     att_w, zone_n_w, zone_w_w = _pressure(pos, WHITE, occ)
@@ -361,12 +379,7 @@ def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
         own_occ = bb[OCC_WHITE + c]
         own_att, enemy_att = (att_w, att_b) if c == WHITE else (att_b, att_w)
         enemy_zone_n, enemy_zone_w = (zone_n_b, zone_w_b) if c == WHITE else (zone_n_w, zone_w_w)
-        for t in range(5):
-            cnt = popcount(bb[c * 6 + t])
-            if cnt:
-                n = emit(idx, val, n, MATERIAL + t, sign * cnt)
-        if popcount(bb[c * 6 + BISHOP]) >= 2:
-            n = emit(idx, val, n, BISHOP_PAIR, sign)
+        n = _material(bb, c, sign, idx, val, n)
         mirror = 0 if c == WHITE else 56
         for t in range(6):
             pieces = bb[c * 6 + t]
@@ -402,6 +415,28 @@ def meep_score(pos: Position, weights: np.ndarray) -> float:
     """theta . phi(s) for the side to move, equal bit for bit to the sum over
     :func:`meep_features`' pairs in their order (``idx`` is unused by a score sink)."""
     return _meep(pos, weights, weights, 0.0)
+
+
+@njit
+def meep_material_score(pos: Position, weights: np.ndarray) -> float:
+    """The material, bishop pair, piece-square and tempo terms of theta . phi(s): the
+    part a lazy evaluation estimates the whole score by (the rest, mobility, threats,
+    pawn structure and king safety, costs ten times as much to extract)."""
+    bb = pos.bb
+    us = pos.st[ST_SIDE]
+    p = _phase(bb)
+    score = weights[TEMPO]
+    for c in range(2):
+        sign = 1.0 if c == us else -1.0
+        score = _material(bb, c, sign, weights, weights, score)
+        mirror = 0 if c == WHITE else 56
+        for t in range(6):
+            pieces = bb[c * 6 + t]
+            while pieces:
+                sq = lsb(pieces)
+                pieces = pop_lsb(pieces)
+                score += weights[PSQT + p * PSQT_SIZE + t * 64 + (sq ^ mirror)] * sign
+    return score
 
 
 # Scores are for the side to move already (see the module docstring), so a linear
