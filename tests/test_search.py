@@ -26,6 +26,7 @@ from treestrap.search.tree import (
     node_gradient,
     tree_size,
 )
+from treestrap.search.tt import clear_tt, new_tt
 from treestrap.search.tt_walk import walk_tt
 from treestrap.search.value import MATE, format_value
 
@@ -156,6 +157,26 @@ def test_a_search_reads_evaluations_back_and_forgets_them_when_the_weights_chang
         assert trees[0][0] == trees[1][0]
         assert np.array_equal(trees[0][1], trees[1][1])
         assert np.array_equal(trees[0][2], trees[1][2])
+
+
+def test_clearing_the_table_after_a_search_leaves_an_empty_table() -> None:
+    # clear_tt resets only the slots filled since the last clear when they are few:
+    # the table must equal a new one, searches after it must equal fresh searches.
+    ev = hand_set_model().evaluator()
+    search = TrainingSearch(tt_bits=12)
+    empty = new_tt(12)
+    counts = []
+    for fen, depth in ((POSITIONS[1], 2), (POSITIONS[2], 4), (POSITIONS[3], 6)):
+        search.search(parse_fen(fen), ev, depth)
+        filled = int(search.tt.meta[3])
+        assert filled == int(np.count_nonzero(search.tt.depth != empty.depth))
+        counts.append(filled)
+        clear_tt(search.tt)  # few filled slots at depth 2, a full clear at depth 6
+        for name in ("keys", "depth", "lower", "upper", "move"):
+            assert np.array_equal(getattr(search.tt, name), getattr(empty, name)), name
+        assert search.tt.meta[3] == 0
+    size = empty.keys.shape[0]
+    assert min(counts) * 8 < size <= max(counts) * 8  # both ways of clearing were taken
 
 
 def test_walk_records_root_first_with_exact_value_and_depth() -> None:

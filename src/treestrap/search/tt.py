@@ -35,7 +35,8 @@ class TranspositionTable(NamedTuple):
     move: np.ndarray  # int32[size]
     visit: np.ndarray  # int32[size] scratch for table walks
     age: np.ndarray  # int32[size] search generation that wrote the slot
-    meta: np.ndarray  # int64[4]: [stores, visit stamp, generation, 0]
+    filled: np.ndarray  # int32[size] slots filled since the last clear, in order
+    meta: np.ndarray  # int64[4]: [stores, visit stamp, generation, slots filled]
 
 
 def new_tt(bits: int = DEFAULT_TT_BITS) -> TranspositionTable:
@@ -51,6 +52,7 @@ def new_tt(bits: int = DEFAULT_TT_BITS) -> TranspositionTable:
         move=np.zeros(size, dtype=np.int32),
         visit=np.zeros(size, dtype=np.int32),
         age=np.zeros(size, dtype=np.int32),
+        filled=np.zeros(size, dtype=np.int32),
         meta=np.zeros(4, dtype=np.int64),
     )
     return tt
@@ -58,12 +60,26 @@ def new_tt(bits: int = DEFAULT_TT_BITS) -> TranspositionTable:
 
 @njit
 def clear_tt(tt: TranspositionTable) -> None:
-    tt.depth[:] = EMPTY_DEPTH
-    tt.lower[:] = -INFINITE
-    tt.upper[:] = INFINITE
-    tt.move[:] = 0
-    tt.keys[:] = 0
+    """Empty every slot. A training search fills a few thousand of its 2**18 slots, so
+    only the slots filled since the last clear are reset when they are few: the same
+    table as a full clear, without writing 8 MiB before every search."""
+    filled = tt.meta[3]
+    if filled * 8 < tt.keys.shape[0]:
+        for j in range(filled):
+            i = tt.filled[j]
+            tt.depth[i] = EMPTY_DEPTH
+            tt.lower[i] = -INFINITE
+            tt.upper[i] = INFINITE
+            tt.move[i] = 0
+            tt.keys[i] = 0
+    else:
+        tt.depth[:] = EMPTY_DEPTH
+        tt.lower[:] = -INFINITE
+        tt.upper[:] = INFINITE
+        tt.move[:] = 0
+        tt.keys[:] = 0
     tt.meta[0] = 0
+    tt.meta[3] = 0
 
 
 @njit(inline="always")
@@ -99,6 +115,9 @@ def tt_store(
                 move = tt.move[i]
     elif tt.depth[i] != EMPTY_DEPTH and depth < tt.depth[i] and tt.age[i] == tt.meta[2]:
         return
+    if tt.depth[i] == EMPTY_DEPTH:
+        tt.filled[tt.meta[3]] = i  # each slot once: a filled slot never empties again
+        tt.meta[3] += 1
     tt.keys[i] = key
     tt.depth[i] = depth
     tt.lower[i] = lower
