@@ -4,8 +4,9 @@ Meep's "tournament mode" (Veness et al. 2009, section 5): an enhanced alpha-beta
 uses knowledge the training search must not (null-move pruning, late move
 reductions). One self-recursive kernel, :func:`pvs`, does principal variation search
 with check extension, mate distance pruning, draws by repetition and the fifty-move
-rule, and (for ``depth <= 0``) a quiescence search with delta pruning. Iterative
-deepening, aspiration windows and time are Python's (:mod:`treestrap.engine`).
+rule, and (for ``depth <= 0``) a quiescence search with delta pruning and a lazy
+stand pat (:func:`_stand_pat`). Iterative deepening, aspiration windows and time are
+Python's (:mod:`treestrap.engine`).
 
 Scores are side-to-move floats in the units of :mod:`treestrap.search.value`. A "null
 window" is ``(alpha, alpha + NULL_WINDOW)``: scores are floats, and any positive width
