@@ -72,7 +72,19 @@ from treestrap.core.attacks import (
     pawn_attacks,
     rook_attacks,
 )
-from treestrap.core.bitboard import EMPTY, FILE_A, FULL, lsb, pop_lsb, popcount, square_bb
+from treestrap.core.bitboard import (
+    EMPTY,
+    FILE_A,
+    FULL,
+    lsb,
+    pop_lsb,
+    popcount,
+    shift_east,
+    shift_north,
+    shift_south,
+    shift_west,
+    square_bb,
+)
 from treestrap.core.jit import njit
 from treestrap.core.piece import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE
 from treestrap.core.position import OCC_WHITE, ST_CASTLING, ST_SIDE, Position
@@ -202,28 +214,25 @@ def _ranks_not_ahead(color: int, rank: int) -> np.uint64:
     return ~_ranks_ahead(color, rank)
 
 
+@njit(inline="always")
+def _pawn_attack_set(pawns: np.uint64, color: int) -> np.uint64:
+    """Every square the ``pawns`` of ``color`` attack (the union of their attacks)."""
+    ahead = shift_north(pawns) if color == WHITE else shift_south(pawns)
+    return shift_east(ahead) | shift_west(ahead)
+
+
 @njit
 def _pawn_features(
     pos: Position, c: int, p: int, sign: float, idx: np.ndarray, val: np.ndarray, n: Any
 ) -> Any:
-    T = pos.tables
     bb = pos.bb
     o = 1 - c
     own = bb[c * 6 + PAWN]
     enemy = bb[o * 6 + PAWN]
     occ = bb[OCC_WHITE] | bb[OCC_WHITE + 1]
     base = PAWNS + p * PAWNS_SIZE
-    # pawn attack sets of each side
-    own_att = EMPTY
-    enemy_att = EMPTY
-    pawns = own
-    while pawns:
-        own_att |= pawn_attacks(T, c, lsb(pawns))
-        pawns = pop_lsb(pawns)
-    pawns = enemy
-    while pawns:
-        enemy_att |= pawn_attacks(T, o, lsb(pawns))
-        pawns = pop_lsb(pawns)
+    own_att = _pawn_attack_set(own, c)
+    enemy_att = _pawn_attack_set(enemy, o)
     for f in range(8):
         if popcount(own & _file_bb(f)) >= 2:
             n = emit(idx, val, n, base + P_DOUBLED + f, sign)
@@ -342,10 +351,10 @@ def _pressure(pos: Position, c: int, occ: np.uint64) -> tuple[np.uint64, int, in
     bb = pos.bb
     eksq = lsb(bb[(1 - c) * 6 + KING])
     zone = king_attacks(T, eksq) | square_bb(eksq)
-    attacked = EMPTY
+    attacked = _pawn_attack_set(bb[c * 6 + PAWN], c)
     count = 0
     weight = 0
-    for t in range(6):
+    for t in range(KNIGHT, KING + 1):
         pieces = bb[c * 6 + t]
         while pieces:
             sq = lsb(pieces)
@@ -377,6 +386,7 @@ def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
         o = 1 - c
         sign = 1.0 if c == us else -1.0
         own_occ = bb[OCC_WHITE + c]
+        enemy_occ = bb[OCC_WHITE + o]
         own_att, enemy_att = (att_w, att_b) if c == WHITE else (att_b, att_w)
         enemy_zone_n, enemy_zone_w = (zone_n_b, zone_w_b) if c == WHITE else (zone_n_w, zone_w_w)
         n = _material(bb, c, sign, idx, val, n)
@@ -391,10 +401,11 @@ def _meep(pos: Position, idx: np.ndarray, val: np.ndarray, n: Any) -> Any:
                 if t != PAWN:
                     m = min(popcount(att & ~own_occ), MOBILITY_CAP[t])
                     n = emit(idx, val, n, MOBILITY + p * MOBILITY_SIZE + MOBILITY_BASE[t] + m, sign)
-                for v in range(6):
-                    k = popcount(att & bb[o * 6 + v])
-                    if k:
-                        n = emit(idx, val, n, THREATS + t * 6 + v, sign * k)
+                if att & enemy_occ:  # most pieces attack no enemy: skip the six tests
+                    for v in range(6):
+                        k = popcount(att & bb[o * 6 + v])
+                        if k:
+                            n = emit(idx, val, n, THREATS + t * 6 + v, sign * k)
                 if t != KING and (enemy_att & square_bb(sq)) and not (own_att & square_bb(sq)):
                     n = emit(idx, val, n, HANGING + t, sign)
         n = _pawn_features(pos, c, p, sign, idx, val, n)
