@@ -21,7 +21,7 @@ from treestrap.search.value import MATE, MATE_BOUND
 #: search or the evaluation changes (move ordering, pruning, extensions, weights, the
 #: bench positions): after such a change check that the change was meant, then update
 #: it from ``treestrap bench --depth 3``.
-BENCH_DEPTH_3_NODES = 33_932
+BENCH_DEPTH_3_NODES = 14_145
 
 
 pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")

@@ -36,6 +36,7 @@ from treestrap.search.context import (
     searched_nodes,
     update_pv,
 )
+from treestrap.search.exchange import exchange_at_least
 from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
 from treestrap.search.value import (
@@ -60,6 +61,18 @@ VICTIM_VALUE = (100.0, 320.0, 330.0, 500.0, 900.0, 0.0)
 #: Lazy evaluation margin: the rest of a `learned` score beyond its material and
 #: piece-square part exceeds 365 in 1% of the positions of twic0920, 510 in 0.1%.
 LAZY_MARGIN = 400.0
+#: Reverse futility pruning: a non-PV node this close to the horizon whose static value
+#: beats beta by this margin per ply of depth left returns it without a search.
+FUTILITY_DEPTH = 6
+FUTILITY_MARGIN = 100.0
+#: Futility pruning of quiet moves: at depth <= 2, a quiet move that gives no check is
+#: skipped when the static value plus this margin per ply stays at or below alpha.
+QUIET_FUTILITY_MARGIN = 150.0
+#: Late move pruning: at depth <= 3, quiet moves after the first 3 + depth^2 are
+#: skipped in non-PV nodes (with good ordering they almost never raise alpha).
+LATE_MOVE_DEPTH = 3
+#: Scores beyond this are mates or clipped wins: no margin applies to them.
+DECISIVE_SCORE = 9000.0
 #: How often (in nodes) the stop flag is read.
 POLL_MASK = 1023
 
@@ -73,6 +86,20 @@ class EngineOptions(NamedTuple):
     #: Lazy evaluation: a quiescence node whose material estimate lies this far
     #: outside the window stands pat on the estimate (0 = off).
     lazy_margin: float = LAZY_MARGIN
+    #: Quiescence skips captures that lose material by static exchange evaluation.
+    exchange_pruning: bool = True
+    #: Reverse futility and quiet-move futility pruning near the horizon.
+    futility: bool = True
+    #: Late move pruning of quiet moves near the horizon.
+    late_move_pruning: bool = True
+
+
+#: Late move reductions by depth and move number: about ln(depth) ln(moves) / 2, so
+#: reductions grow slowly with both (row and column 0 unused).
+LMR_TABLE = np.zeros((64, 64), dtype=np.int64)
+for _d in range(1, 64):
+    for _m in range(1, 64):
+        LMR_TABLE[_d, _m] = int(0.5 + np.log(_d) * np.log(_m) / 2.0)
 
 
 @njit(inline="always")
@@ -175,15 +202,26 @@ def pvs(
         if pos.st[ST_HALFMOVE] >= 100:
             return 0.0
     else:
+        if not pv_node and not checked and (opts.futility or opts.null_move):
+            stand = cached_static_value(pos, ev, ctx, key)
+        if (
+            opts.futility
+            and not pv_node
+            and not checked
+            and depth <= FUTILITY_DEPTH
+            and abs(beta) < DECISIVE_SCORE
+            and stand - FUTILITY_MARGIN * depth >= beta
+        ):
+            return stand
         if (
             opts.null_move
             and can_null
             and not pv_node
             and not checked
             and depth >= NULL_MOVE_MIN_DEPTH
-            and abs(beta) < 9000.0
+            and abs(beta) < DECISIVE_SCORE
             and _has_pieces(pos)
-            and cached_static_value(pos, ev, ctx, key) >= beta
+            and stand >= beta
         ):
             r = 3 if depth >= 7 else 2
             make_null_move(pos)
@@ -216,16 +254,33 @@ def pvs(
     best_move = 0
     searched = 0
     null_ok = np.bool_(True)  # the children may try a null move
+    # Near the horizon of a non-PV node, quiet moves that give no check may be skipped.
+    prune_quiet = not quiescence and not pv_node and not checked and abs(alpha) < DECISIVE_SCORE
+    futile = (
+        prune_quiet
+        and opts.futility
+        and depth <= 2
+        and stand + QUIET_FUTILITY_MARGIN * depth <= alpha
+    )
+    late = LATE_MOVE_DEPTH + 1 + depth * depth
+    if not (prune_quiet and opts.late_move_pruning and depth <= LATE_MOVE_DEPTH):
+        late = n + 1
     for i in range(n):
         m = pick_next(ctx, ply, i, n)
-        if quiescence and not checked and opts.delta_pruning and not (m & 0x8000):
-            victim = pos.board[move_to(m)]
-            gain = VICTIM_VALUE[PAWN] if victim == NO_PIECE else VICTIM_VALUE[victim % 6]
-            if stand + gain + DELTA_MARGIN <= alpha:
+        if quiescence and not checked and not (m & 0x8000):
+            if opts.delta_pruning:
+                victim = pos.board[move_to(m)]
+                gain = VICTIM_VALUE[PAWN] if victim == NO_PIECE else VICTIM_VALUE[victim % 6]
+                if stand + gain + DELTA_MARGIN <= alpha:
+                    continue
+            if opts.exchange_pruning and not exchange_at_least(pos, m, 0):
                 continue
         quiet = (m & 0xC000) == 0
         make_move(pos, m)
         gives_check = in_check(pos)
+        if quiet and not gives_check and searched > 0 and (futile or searched >= late):
+            unmake_move(pos)
+            continue
         new_depth = depth - 1
         if not quiescence and gives_check:
             new_depth += 1  # check extension
@@ -245,7 +300,8 @@ def pvs(
                 and not gives_check
                 and not is_killer(ctx, ply, m)
             ):
-                r = 2 if searched >= 6 and depth >= 6 else 1
+                r = LMR_TABLE[min(depth, 63), min(searched, 63)] - (1 if pv_node else 0)
+                r = max(1, min(r, new_depth - 1))
             scout = -alpha - NULL_WINDOW
             v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth - r, ply + 1, scout, -alpha, null_ok)
             if v > alpha and r > 0:
