@@ -15,6 +15,7 @@ from treestrap.engine.bench import BENCH_FENS, run_bench
 from treestrap.engine.engine import Engine, SearchOutcome
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.search.timeman import SearchLimits
+from treestrap.search.tournament import EngineOptions
 from treestrap.search.value import MATE, MATE_BOUND
 
 #: Total bench nodes at depth 3 with the hand-set weights. It changes whenever the
@@ -129,6 +130,42 @@ def test_wins_material(engine: Engine, fen: str, best: str, gain: float) -> None
     out = search(engine, fen, depth=6)
     assert out.best_move == best
     assert out.score >= gain
+
+
+# --- pruning ---------------------------------------------------------------------------
+
+PRUNING_RULES = ("exchange_pruning", "futility", "late_move_pruning")
+
+
+def _nodes(options: EngineOptions, fens: tuple[str, ...], depth: int) -> int:
+    engine = Engine(hand_set_model().evaluator(), options=options)
+    return sum(search(engine, fen, depth=depth).nodes for fen in fens)
+
+
+@pytest.mark.parametrize("rule", PRUNING_RULES)
+def test_each_pruning_rule_is_wired_and_changes_the_tree(rule: str) -> None:
+    # Whether a rule pays is for matches to say (docs/engine.md); here only that its
+    # option reaches the search. (A fixed-depth tree may even grow with late move
+    # pruning: fewer moves searched near the horizon change what the table holds.)
+    fens = BENCH_FENS[1:4]
+    with_rule = _nodes(EngineOptions(), fens, depth=5)
+    without = _nodes(EngineOptions(**{rule: False}), fens, depth=5)
+    assert with_rule != without, (rule, with_rule, without)
+
+
+@pytest.mark.parametrize(
+    ("fen", "best"),
+    [
+        ("rnb1kbnr/pppp1ppp/8/4p3/7q/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 1", "f3h4"),
+        ("6k1/5ppp/2q5/3N4/8/8/5PPP/6K1 w - - 0 1", "d5e7"),
+    ],
+)
+def test_without_any_pruning_rule_the_tactics_are_the_same(fen: str, best: str) -> None:
+    engine = Engine(
+        hand_set_model().evaluator(),
+        options=EngineOptions(**{rule: False for rule in PRUNING_RULES}),
+    )
+    assert search(engine, fen, depth=6).best_move == best
 
 
 # --- limits ----------------------------------------------------------------------------
