@@ -68,9 +68,10 @@ FUTILITY_MARGIN = 100.0
 #: Futility pruning of quiet moves: at depth <= 2, a quiet move that gives no check is
 #: skipped when the static value plus this margin per ply stays at or below alpha.
 QUIET_FUTILITY_MARGIN = 150.0
-#: Late move pruning: at depth <= 3, quiet moves after the first 3 + depth^2 are
-#: skipped in non-PV nodes (with good ordering they almost never raise alpha).
+#: Late move pruning: at depth <= 3, quiet moves after the first 4 + depth^2 searched
+#: are skipped in non-PV nodes (with good ordering they almost never raise alpha).
 LATE_MOVE_DEPTH = 3
+LATE_MOVE_COUNT = 4
 #: Scores beyond this are mates or clipped wins: no margin applies to them.
 DECISIVE_SCORE = 9000.0
 #: How often (in nodes) the stop flag is read.
@@ -262,7 +263,7 @@ def pvs(
         and depth <= 2
         and stand + QUIET_FUTILITY_MARGIN * depth <= alpha
     )
-    late = LATE_MOVE_DEPTH + 1 + depth * depth
+    late = LATE_MOVE_COUNT + depth * depth
     if not (prune_quiet and opts.late_move_pruning and depth <= LATE_MOVE_DEPTH):
         late = n + 1
     for i in range(n):
