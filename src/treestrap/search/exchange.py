@@ -12,11 +12,20 @@ from __future__ import annotations
 from treestrap.core.attacks import bishop_attacks, rook_attacks
 from treestrap.core.bitboard import lsb, square_bb
 from treestrap.core.jit import njit
-from treestrap.core.move import EP_CAPTURE, KING_CASTLE, QUEEN_CASTLE, move_flag, move_from, move_to
+from treestrap.core.move import (
+    EP_CAPTURE,
+    KING_CASTLE,
+    PROMOTION,
+    QUEEN_CASTLE,
+    move_flag,
+    move_from,
+    move_to,
+)
 from treestrap.core.piece import BISHOP, KING, NO_PIECE, PAWN, QUEEN, ROOK, WHITE
 from treestrap.core.position import OCC_WHITE, Position, attackers_to
 
-#: Pawn .. king; the king's is larger than any exchange, so taking it ends one.
+#: Classical piece values, pawn .. king, for pruning decisions only (exchanges here,
+#: delta pruning in the tournament search); no exchange ever wins the king's.
 EXCHANGE_VALUE = (100, 320, 330, 500, 900, 20_000)
 
 
@@ -27,7 +36,7 @@ def exchange_at_least(pos: Position, move: int, threshold: int) -> bool:
     least valuable piece and free to stop. Castling and promotions count as even
     exchanges (worth 0)."""
     flag = move_flag(move)
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE or flag & 8:
+    if flag == KING_CASTLE or flag == QUEEN_CASTLE or flag & PROMOTION:
         return threshold <= 0
     frm = move_from(move)
     to = move_to(move)

@@ -36,7 +36,7 @@ from treestrap.search.context import (
     searched_nodes,
     update_pv,
 )
-from treestrap.search.exchange import exchange_at_least
+from treestrap.search.exchange import EXCHANGE_VALUE, exchange_at_least
 from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
 from treestrap.search.value import (
@@ -56,8 +56,6 @@ LMR_MIN_MOVES = 3
 #: Delta pruning: a capture that cannot lift the score to alpha even with this margin
 #: over the victim's classical value is skipped in quiescence.
 DELTA_MARGIN = 200.0
-#: Classical piece values (pawn .. king) used only for pruning decisions.
-VICTIM_VALUE = (100.0, 320.0, 330.0, 500.0, 900.0, 0.0)
 #: Lazy evaluation margin: the rest of a `learned` score beyond its material and
 #: piece-square part exceeds 365 in 1% of the positions of twic0920, 510 in 0.1%.
 LAZY_MARGIN = 400.0
@@ -271,7 +269,7 @@ def pvs(
         if quiescence and not checked and not (m & 0x8000):
             if opts.delta_pruning:
                 victim = pos.board[move_to(m)]
-                gain = VICTIM_VALUE[PAWN] if victim == NO_PIECE else VICTIM_VALUE[victim % 6]
+                gain = EXCHANGE_VALUE[PAWN if victim == NO_PIECE else victim % 6]
                 if stand + gain + DELTA_MARGIN <= alpha:
                     continue
             if opts.exchange_pruning and not exchange_at_least(pos, m, 0):
