@@ -247,7 +247,7 @@ def move_ranks(pos: Position, ranks: np.ndarray) -> None:
             ranks[col] = RANK_SAFE
 
 
-@njit
+@njit(allocates=True)
 def order_moves(pos: Position, buf: np.ndarray) -> int:
     """The legal moves into ``buf`` in a threat-aware order: winning moves, then moves
     that block the opponent's four, then moves that give no four on top, then the rest;

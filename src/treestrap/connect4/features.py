@@ -128,7 +128,7 @@ def _put(idx: np.ndarray, val: np.ndarray, n: int, index: int, value: float) -> 
     return n
 
 
-@njit
+@njit(allocates=True)
 def extract(pos: Position, idx: np.ndarray, val: np.ndarray) -> int:
     """phi(s) into ``idx[:n]``, ``val[:n]`` (non-zero values only, each index once);
     returns ``n`` (at most ``MAX_ACTIVE``)."""

@@ -55,7 +55,7 @@ def active_inputs(pos: Position, idx: np.ndarray) -> int:
     return n
 
 
-@njit
+@njit(allocates=True)
 def dense_inputs(pos: Position, out: np.ndarray) -> None:
     """All ``INPUT_NB`` inputs into ``out`` (zeros and ones)."""
     out[:] = 0.0

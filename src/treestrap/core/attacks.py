@@ -294,7 +294,7 @@ def _xorshift(state: np.ndarray) -> np.uint64:
     return x * np.uint64(0x2545_F491_4F6C_DD1D)
 
 
-@njit
+@njit(allocates=True)
 def _fill_magics(
     T: np.ndarray,
     dirs: np.ndarray,
@@ -363,7 +363,7 @@ def _fill_magics(
     return base
 
 
-@njit
+@njit(allocates=True)
 def fill_attack_tables(T: np.ndarray, rook_magics: np.ndarray, bishop_magics: np.ndarray) -> None:
     """Fill the leaper, magic and between/line regions of ``T`` (see :mod:`tables`),
     starting from the given magics (zeros mean: search)."""

@@ -38,6 +38,9 @@ class SearchContext(NamedTuple):
     stats: np.ndarray  # int64[STATS_NB]
     eval_keys: np.ndarray  # uint64[2 * EVAL_CACHE_SLOTS]: key, value bits, key, ...
     eval_values: np.ndarray  # float64 view of the same memory (one cache line a probe)
+    #: scratch stacks of ``search/quiescence.py::quiescence`` (kernels allocate nothing):
+    q_bounds: np.ndarray  # float64[3, MAX_PLY + 1]: alpha, beta, best by ply
+    q_moves: np.ndarray  # int64[3, MAX_PLY + 1]: move count, next index, move played
 
 
 def new_context() -> SearchContext:
@@ -52,6 +55,8 @@ def new_context() -> SearchContext:
         stats=np.zeros(STATS_NB, dtype=np.int64),
         eval_keys=cache,
         eval_values=cache.view(np.float64),
+        q_bounds=np.zeros((3, MAX_PLY + 1), dtype=np.float64),
+        q_moves=np.zeros((3, MAX_PLY + 1), dtype=np.int64),
     )
 
 

@@ -8,6 +8,8 @@ ply: they read and update that ply's move list, scores and killers, and the hist
 
 from __future__ import annotations
 
+import numpy as np
+
 from treestrap.core.jit import njit
 from treestrap.core.move import move_from, move_to
 from treestrap.core.piece import NO_PIECE, PAWN, QUEEN
@@ -74,6 +76,14 @@ def is_killer(ctx: SearchContext, ply: int, m: int) -> bool:
     return m == ctx.killers[ply, 0] or m == ctx.killers[ply, 1]
 
 
+@njit
+def _halve(history: np.ndarray) -> None:
+    """Age every history score (a loop: no temporary array)."""
+    flat = history.reshape(-1)
+    for i in range(flat.size):
+        flat[i] //= 2
+
+
 @njit(inline="always")
 def update_quiet_cutoff(
     pos: Position,
@@ -96,4 +106,4 @@ def update_quiet_cutoff(
     h = history[side, move_from(m), move_to(m)] + depth * depth
     history[side, move_from(m), move_to(m)] = h
     if h >= HISTORY_MAX:
-        history[:, :, :] //= 2
+        _halve(history)

@@ -97,15 +97,13 @@ def quiescence(
     """Quiescence value of ``pos`` for the side to move (mate scores count plies from
     ``pos``), fail-soft within ``(alpha0, beta0)`` as :func:`alphabeta` is: exact inside
     the window (the full window by default), a bound at or beyond it. Its principal
-    variation is left in ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists and
-    PV table, and its evaluation cache, which must hold values of this evaluator (a
-    search's own, or one cleared by :func:`~treestrap.search.context.reset_context`)."""
-    alpha = np.empty(MAX_PLY + 1)
-    beta = np.empty(MAX_PLY + 1)
-    best = np.empty(MAX_PLY + 1)
-    count = np.zeros(MAX_PLY + 1, dtype=np.int64)
-    index = np.zeros(MAX_PLY + 1, dtype=np.int64)
-    played = np.zeros(MAX_PLY + 1, dtype=np.int64)
+    variation is left in ``ctx.pv[0, :ctx.pv_len[0]]``. Uses ``ctx``'s move lists, PV
+    table and quiescence stacks, and its evaluation cache, which must hold values of
+    this evaluator (a search's own, or one cleared by
+    :func:`~treestrap.search.context.reset_context`)."""
+    alpha, beta, best = ctx.q_bounds[0], ctx.q_bounds[1], ctx.q_bounds[2]
+    count, index, played = ctx.q_moves[0], ctx.q_moves[1], ctx.q_moves[2]
+    index[0] = 0
     alpha[0] = alpha0
     beta[0] = beta0
     ply = 0
