@@ -19,7 +19,13 @@ from treestrap.commands.train import add_parser
 from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.notation import legal_moves, parse_fen
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
-from treestrap.evaluation.model import LINEAR_PART_INPUT, evaluate, evaluate_gradient
+from treestrap.evaluation.feature_sets.meep import meep_material_score
+from treestrap.evaluation.model import (
+    LINEAR_PART_INPUT,
+    evaluate,
+    evaluate_gradient,
+    material_estimate,
+)
 from treestrap.evaluation.network_weights import NetworkModel, describe_network
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import learned_model
@@ -218,3 +224,39 @@ def test_a_hybrid_run_keeps_its_linear_part_and_learns_the_network(tmp_path: Pat
     assert np.array_equal(resumed.linear, model.linear)
     assert _train([*argv, "--actors", "2", "--out", str(tmp_path / "two")]) == 2
     assert not (tmp_path / "two").exists()
+
+
+def test_the_lazy_estimate_of_a_hybrid_is_its_linear_material_part_plus_the_network() -> None:
+    """What the tournament search's lazy stand pat reads: the linear part's material and
+    piece-square score plus the whole network score (so only the linear part's other
+    terms are left out, as for the linear weights alone)."""
+    linear = learned_model()
+    for activation in ("tanh", "crelu"):
+        params = random_network_parameters(SIZES, seed=4, scale=8.0)
+        hybrid = NetworkModel(SIZES, params, linear=linear.weights, activation=activation)
+        ev, lin_ev = hybrid.evaluator(), linear.evaluator()
+        for fen in FENS:
+            pos = parse_fen(fen)
+            network = float(evaluate(pos, ev)) - float(evaluate(pos, lin_ev))
+            expected = float(meep_material_score(pos, linear.weights)) + network
+            assert float(material_estimate(pos, ev)) == pytest.approx(expected, abs=1e-9)
+    plain = NetworkModel(SIZES, random_network_parameters(SIZES, seed=4)).evaluator()
+    assert np.isnan(material_estimate(parse_fen(FENS[0]), plain))
+
+
+def test_a_crelu_hybrid_trains_resumes_and_says_its_activation(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["--model", "crelu:8", "--linear-part", "learned", "--algorithm", "treestrap-ab"]
+    argv += ["--node-value", "quiescence", "--depth", "1", "--games", "1", "--max-plies", "16"]
+    assert _train([*argv, "--out", str(out)]) == 0
+    model = load_weights(out / "weights.npz")
+    assert isinstance(model, NetworkModel) and model.activation == "crelu"
+    assert model.describe() == "crelu 8 + linear meep"
+    assert "crelu hidden units" in describe_network(model)
+    assert read_weight_file(out / "weights.npz")[0]["activation"] == "crelu"
+    assert _train(["--resume", str(out), "--games", "2"]) == 0
+    assert load_weights(out / "weights.npz").activation == "crelu"
+    # a tanh network file does not start a crelu run
+    tanh = tmp_path / "tanh.npz"
+    NetworkModel([8, 1], random_network_parameters([8, 1], seed=1)).save(tanh)
+    assert _train(["--model", "crelu:8", "--init", str(tanh), "--out", str(tmp_path / "x")]) == 2

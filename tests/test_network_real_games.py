@@ -112,17 +112,31 @@ def _inputs_and_signs(boards: list[chess.Board]) -> tuple[np.ndarray, np.ndarray
     return x, sign
 
 
-@pytest.mark.parametrize(("sizes", "scale"), [([1], 4.0), ([20, 1], 1.0), ([32, 8, 1], 3.0)])
+@pytest.mark.parametrize(
+    ("sizes", "scale", "activation"),
+    [
+        ([1], 4.0, "tanh"),
+        ([20, 1], 1.0, "tanh"),
+        ([32, 8, 1], 3.0, "tanh"),
+        ([32, 8, 1], 40.0, "crelu"),  # large enough that units clip at both ends
+    ],
+)
 def test_a_random_network_equals_torch_on_real_games(
-    sizes: list[int], scale: float, real_games: tuple
+    sizes: list[int], scale: float, activation: str, real_games: tuple
 ) -> None:
     """A seeded random network (a run's ``--init random``) and the float64 torch
     module the run trains (built from the same parameters)."""
     games, boards, _ = real_games
-    model = NetworkModel(sizes, random_network_parameters(sizes, seed=14, scale=scale))
+    params = random_network_parameters(sizes, seed=14, scale=scale)
+    model = NetworkModel(sizes, params, activation=activation)
     ours = _compiled(model, games)
     x, sign = _inputs_and_signs(boards)
-    ref = sign * _torch_scores(torch_network(sizes, model.weights), x)
+    net = torch_network(sizes, model.weights, activation=activation)
+    if activation == "crelu":  # the first layer's units below 0 and above 1 both occur
+        with torch.no_grad():
+            first = net.net.hidden[0](torch.from_numpy(x).double()).numpy()
+        assert (first < 0).mean() > 0.05 and (first > 1).mean() > 0.05
+    ref = sign * _torch_scores(net, x)
     assert np.abs(ref).max() > 20.0  # values of some size, not all near zero
     worst = _relative(ours, ref)
     print(f"\nrandom {sizes}: max relative difference {worst:.3g} on {len(ours)} positions")

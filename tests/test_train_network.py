@@ -158,6 +158,9 @@ def weight_files(tmp_path_factory) -> dict[str, Path]:
         (["--model", "mlp:8", "--objective", "squashed"], "is for linear models"),
         (["--objective", "reversed-kl"], "is for networks: give --model"),
         (["--model", "cnn"], "unknown model 'cnn'"),
+        (["--model", "crelu:0"], "unknown model 'crelu:0'"),
+        (["--model", "crelu:8", "--init", "{mlp8}"], "not the crelu:8 of --model"),
+        (["--game", "connect4", "--model", "crelu:8"], "Connect Four networks have tanh"),
         (["--tree-nodes", "10"], "options of network runs"),
     ],
 )

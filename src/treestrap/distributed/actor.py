@@ -28,7 +28,7 @@ from treestrap.learn.replay import tree_samples
 from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
-from treestrap.training.config import TrainConfig, network_sizes
+from treestrap.training.config import TrainConfig, network_activation, network_sizes
 from treestrap.training.learner import Learner
 from treestrap.training.opponents import (
     Opponent,
@@ -80,7 +80,8 @@ class Actor:
             if config.game == CONNECT4:  # its 85 inputs; the parameters come with each job
                 network = random_connect4_network(sizes, config.seed)
             else:
-                network = NetworkModel(sizes, random_network_parameters(sizes, config.seed))
+                params = random_network_parameters(sizes, config.seed)
+                network = NetworkModel(sizes, params, activation=network_activation(config.model))
             # The actor keeps no replay set (the learner does): the smallest one.
             self.learner = Learner(replace(config, replay_size=2), network)
             assert isinstance(self.learner.algorithm, ReplayAlgorithm)

@@ -135,7 +135,12 @@ def evaluate(pos: Position, ev: Evaluator) -> float:
 @njit(inline="always")
 def material_estimate(pos: Position, ev: Evaluator) -> float:
     """The material and piece-square part of a linear meep score (what a lazy search
-    may take for the whole when it is far from the window), NaN for other models."""
+    may take for the whole when it is far from the window); for a hybrid over meep,
+    that part of its linear part plus the whole network score (the part left out is
+    the same as the linear weights'); NaN for other models."""
     if ev.kind == LINEAR and ev.feature_set == _MEEP_ID:
         return meep_material_score(pos, ev.weights)
+    w = ev.weights
+    if ev.kind == NETWORK and w[H_LINEAR] != 0 and int(w[H_LINEAR_SET]) == _MEEP_ID:
+        return meep_material_score(pos, w[int(w[H_LINEAR]) :]) + _network_score(pos, ev)
     return np.nan

@@ -1,7 +1,8 @@
 """Compiled feed-forward networks on the ``bitboard`` inputs, with an NNUE-style
 accumulator for the first layer.
 
-A network is logistic regression (one layer) or an MLP (tanh hidden layers) over the
+A network is logistic regression (one layer) or an MLP (tanh or clipped-ReLU hidden
+layers) over the
 769 ``bitboard`` inputs of :mod:`treestrap.evaluation.feature_sets.bitboard`, ending in one
 output: the log-odds ``z_win - z_loss`` in white's frame, which
 :mod:`treestrap.evaluation.outcome` turns into a side-to-move score.
@@ -20,7 +21,8 @@ accumulators   ``ACC_SLOTS`` rows of ``size0`` (one per ply modulo ``ACC_SLOTS``
                two scratch rows of the widest layer
 mailbox        64 slots of scratch: piece codes while walking back through moves
 diffs          ``DIFF_WIDTH`` slots per ply: the inputs a move switched on (+) or off (-)
-tags           ``ACC_SLOTS`` slots read as uint64: the Zobrist key each row belongs to
+tags           ``2 * ACC_SLOTS`` slots: the Zobrist key each row belongs to, as its high and
+               low 32 bits (exact in float64, and read without a uint64 view of the array)
 linear part    optional: the weights theta of a linear evaluation over another feature
                set, added to the network's score (a hybrid: see
                :mod:`treestrap.evaluation.model`)
@@ -74,7 +76,13 @@ H_SIZES = 8  # the layer sizes, one slot each
 MAX_LAYERS = 8
 H_LINEAR = H_SIZES + MAX_LAYERS  # offset of a linear part's weights; 0: none
 H_LINEAR_SET = H_LINEAR + 1  # the linear part's feature set id
-HEADER = H_LINEAR_SET + 1
+H_ACTIVATION = H_LINEAR_SET + 1  # the hidden units' activation: TANH or CRELU
+HEADER = H_ACTIVATION + 1
+
+#: Hidden-unit activations (the header's codes, and the names files and options use).
+TANH = 0
+CRELU = 1  # clipped ReLU, min(max(x, 0), 1): NNUE's; a few cycles where tanh takes ~7 ns
+ACTIVATIONS = {"tanh": TANH, "crelu": CRELU}
 
 #: Accumulator rows, indexed by ply modulo this: more than any search's depth (MAX_PLY
 #: is 96), a power of two so the index is a mask.
@@ -124,10 +132,14 @@ def pack_network(
     incremental: bool = True,
     linear: np.ndarray | None = None,
     linear_set: int = -1,
+    activation: str = "tanh",
 ) -> np.ndarray:
     """The one array compiled code evaluates (layout in the module docstring);
-    ``linear``: the weights of a linear part over feature set id ``linear_set``."""
+    ``linear``: the weights of a linear part over feature set id ``linear_set``;
+    ``activation``: a name of :data:`ACTIVATIONS`."""
     check_sizes(sizes)
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r} (known: {', '.join(ACTIVATIONS)})")
     n_params = parameter_count(BITBOARD_SIZE, sizes)
     if params.shape != (n_params,):
         raise ValueError(f"{params.shape} parameters do not fit layers {sizes} ({n_params})")
@@ -136,7 +148,7 @@ def pack_network(
     mailbox = acc + ACC_SLOTS * sizes[0] + 2 * width
     diffs = mailbox + 64
     tags = diffs + ACC_SLOTS * DIFF_WIDTH
-    end = tags + ACC_SLOTS
+    end = tags + 2 * ACC_SLOTS
     extra = 0 if linear is None else linear.size
     buf = np.zeros(end + extra, dtype=np.float64)
     if linear is not None:
@@ -148,11 +160,13 @@ def pack_network(
     buf[H_LAYERS] = len(sizes)
     buf[H_INPUTS] = BITBOARD_SIZE
     buf[H_INCREMENTAL] = 1.0 if incremental else 0.0
+    buf[H_ACTIVATION] = ACTIVATIONS[activation]
     buf[H_ACC] = acc
     buf[H_WIDTH] = width
     buf[H_MAILBOX] = mailbox
     buf[H_DIFFS] = diffs
     buf[H_TAGS] = tags
+    buf[tags:end] = -1.0  # no row tagged yet: no key's half is negative
     buf[H_SIZES : H_SIZES + len(sizes)] = sizes
     buf[HEADER:acc] = params
     return buf
@@ -168,7 +182,7 @@ def packed_parameters(buf: np.ndarray) -> np.ndarray:
 def invalidate_accumulators(buf: np.ndarray) -> None:
     """Forget every accumulator row (after the parameters changed)."""
     tags = int(buf[H_TAGS])
-    buf[tags : tags + ACC_SLOTS] = 0.0
+    buf[tags : tags + 2 * ACC_SLOTS] = -1.0
 
 
 @njit
@@ -262,19 +276,40 @@ def _apply_step(buf: np.ndarray, ply: int, sign: float) -> None:
             buf[dst + j] += s * buf[col + j]
 
 
-@njit
+@njit(inline="always")
+def _tagged(buf: np.ndarray, t0: int, slot: int, key: np.uint64) -> bool:
+    """Whether row ``slot`` is tagged with ``key``."""
+    hi = float(key >> np.uint64(32))
+    return buf[t0 + 2 * slot] == hi and buf[t0 + 2 * slot + 1] == float(key & np.uint64(0xFFFFFFFF))
+
+
+@njit(inline="always")
+def _tag(buf: np.ndarray, t0: int, slot: int, key: np.uint64) -> None:
+    buf[t0 + 2 * slot] = float(key >> np.uint64(32))
+    buf[t0 + 2 * slot + 1] = float(key & np.uint64(0xFFFFFFFF))
+
+
+@njit(inline="always")
 def accumulator_row(pos: Position, buf: np.ndarray) -> int:
     """The row holding ``pos``'s accumulator, brought up to date (see the module
-    docstring); recomputed every time when the network is not incremental."""
+    docstring); recomputed every time when the network is not incremental. The test
+    of the row's tag is inlined into the caller; the update is a call."""
+    ply = pos.st[ST_PLY]
+    row = ply & _MASK
+    if buf[H_INCREMENTAL] != 0.0 and _tagged(buf, int(buf[H_TAGS]), row, pos.keys[ply]):
+        return row
+    return _update_row(pos, buf)
+
+
+@njit
+def _update_row(pos: Position, buf: np.ndarray) -> int:
+    """:func:`accumulator_row` for a row whose tag is not the position's key."""
     ply = pos.st[ST_PLY]
     row = ply & _MASK
     if buf[H_INCREMENTAL] == 0.0:
         refresh_accumulator(pos, buf, row)
         return row
-    tags = buf.view(np.uint64)
     t0 = int(buf[H_TAGS])
-    if tags[t0 + row] == pos.keys[ply]:
-        return row
     mb = int(buf[H_MAILBOX])
     for sq in range(64):
         buf[mb + sq] = pos.board[sq]
@@ -286,36 +321,44 @@ def accumulator_row(pos: Position, buf: np.ndarray) -> int:
         _undo_step(pos, buf, k, side)
         k -= 1
         side = 1 - side
-        if tags[t0 + (k & _MASK)] == pos.keys[k]:
+        if _tagged(buf, t0, k & _MASK, pos.keys[k]):
             found = True
             break
     if found:
         for j in range(k + 1, ply + 1):
             _apply_step(buf, j, 1.0)
-            tags[t0 + (j & _MASK)] = pos.keys[j]
+            _tag(buf, t0, j & _MASK, pos.keys[j])
     else:
         refresh_accumulator(pos, buf, row)
-        tags[t0 + row] = pos.keys[ply]
+        _tag(buf, t0, row, pos.keys[ply])
         for j in range(ply, k, -1):
             _apply_step(buf, j, -1.0)
-            tags[t0 + ((j - 1) & _MASK)] = pos.keys[j - 1]
+            _tag(buf, t0, (j - 1) & _MASK, pos.keys[j - 1])
     return row
+
+
+@njit(inline="always")
+def _activate(v: float, crelu: bool) -> float:
+    if crelu:
+        return min(max(v, 0.0), 1.0)
+    return np.tanh(v)
 
 
 @njit
 def network_logit(buf: np.ndarray, row: int) -> float:
     """The rest of the network on accumulator ``row``: the output ``z_win - z_loss`` in
-    white's frame (tanh after every layer but the last)."""
+    white's frame (the activation after every layer but the last)."""
     layers = int(buf[H_LAYERS])
     size0 = int(buf[H_SIZES])
     a = int(buf[H_ACC]) + row * size0
     if layers == 1:
         return buf[a]
+    crelu = buf[H_ACTIVATION] == CRELU
     width = int(buf[H_WIDTH])
     x = int(buf[H_ACC]) + ACC_SLOTS * size0  # the two scratch rows
     y = x + width
     for j in range(size0):
-        buf[x + j] = np.tanh(buf[a + j])
+        buf[x + j] = _activate(buf[a + j], crelu)
     off = HEADER + (int(buf[H_INPUTS]) + 1) * size0
     fan_in = size0
     out = 0.0
@@ -331,14 +374,14 @@ def network_logit(buf: np.ndarray, row: int) -> float:
             if last:
                 out = s
             else:
-                buf[y + i] = np.tanh(s)
+                buf[y + i] = _activate(s, crelu)
         off = bias + size
         fan_in = size
         x, y = y, x
     return out
 
 
-@njit
+@njit(inline="always")
 def network_value(pos: Position, buf: np.ndarray) -> float:
     """The network's output ``z_win - z_loss`` (white's frame) for ``pos``."""
     return network_logit(buf, accumulator_row(pos, buf))

@@ -5,7 +5,7 @@ A network weight file is a weight file of :mod:`treestrap.evaluation.weight_file
 
     {"format": "treestrap-weights", "version": 1, "model": "network",
      "feature_set": "bitboard", "layout_hash": "...", "layers": [20, 1],
-     "activation": "tanh", "output": "z_win - z_loss (white)", "mapping": "...",
+     "activation": "tanh" (or "crelu"), "output": "z_win - z_loss (white)", "mapping": "...",
      "shape": [15421], "metadata": {...provenance...}}
 
 ``weights`` is the flat parameter vector of :mod:`treestrap.evaluation.network` (layer 0
@@ -33,6 +33,7 @@ from treestrap.evaluation.feature_sets.feature_set import FeatureSet
 from treestrap.evaluation.model import NETWORK as NETWORK_KIND
 from treestrap.evaluation.model import Evaluator, evaluate, make_evaluator
 from treestrap.evaluation.network import (
+    ACTIVATIONS,
     H_INPUTS,
     H_SIZES,
     check_sizes,
@@ -52,7 +53,6 @@ from treestrap.evaluation.weight_file_format import (
 
 #: The ``model`` field of a network weight file.
 NETWORK = "network"
-ACTIVATION = "tanh"
 OUTPUT = "z_win - z_loss (white)"
 
 
@@ -68,8 +68,14 @@ class NetworkModel:
     #: (kept as they are by network learning).
     linear: np.ndarray | None = None
     linear_set: str = "meep"
+    #: The hidden units' activation, a name of ``network.ACTIVATIONS``.
+    activation: str = "tanh"
 
     def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(
+                f"unknown activation {self.activation!r} (known: {', '.join(ACTIVATIONS)})"
+            )
         if self.linear is not None:
             self.linear = np.asarray(self.linear, dtype=np.float64).reshape(-1)
             size = self.linear_feature_set.size
@@ -99,16 +105,20 @@ class NetworkModel:
         return get_feature_set(self.linear_set)
 
     def describe(self) -> str:
-        """``logreg`` or ``mlp 20`` (hidden sizes), with ``+ linear meep`` for a hybrid."""
+        """``logreg``, ``mlp 20`` or ``crelu 256`` (hidden sizes), with ``+ linear meep``
+        for a hybrid."""
         hidden = self.sizes[:-1]
-        text = "mlp " + ",".join(map(str, hidden)) if hidden else "logreg"
+        kind = "mlp" if self.activation == "tanh" else self.activation
+        text = f"{kind} " + ",".join(map(str, hidden)) if hidden else "logreg"
         return text if self.linear is None else f"{text} + linear {self.linear_set}"
 
     def evaluator(self, incremental: bool = True) -> Evaluator:
         """The compiled-code view, with its own accumulators; ``incremental=False``
         recomputes the first layer at every evaluation (for benchmarks and checks)."""
         linear_set = -1 if self.linear is None else self.linear_feature_set.id
-        buf = pack_network(self.weights, self.sizes, incremental, self.linear, linear_set)
+        buf = pack_network(
+            self.weights, self.sizes, incremental, self.linear, linear_set, self.activation
+        )
         return make_evaluator(self.feature_set.id, buf, NETWORK_KIND)
 
     def evaluate(self, pos: Position) -> float:
@@ -130,7 +140,7 @@ def save_network(model: NetworkModel, path: str | Path) -> None:
         "feature_set": fs.name,
         "layout_hash": fs.layout_hash,
         "layers": model.sizes,
-        "activation": ACTIVATION,
+        "activation": model.activation,
         "output": OUTPUT,
         "mapping": MAPPING,
         "shape": list(model.weights.shape),
@@ -151,10 +161,12 @@ def save_network(model: NetworkModel, path: str | Path) -> None:
 
 def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> NetworkModel:
     """Check a network file's meta and weights (already read by ``load_weights``)."""
-    if meta.get("activation") != ACTIVATION or meta.get("output") != OUTPUT:
+    activation = meta.get("activation")
+    if activation not in ACTIVATIONS or meta.get("output") != OUTPUT:
         raise WeightFileError(
-            f"{path}: network with activation {meta.get('activation')!r} and output "
-            f"{meta.get('output')!r}; this build reads {ACTIVATION!r} and {OUTPUT!r}"
+            f"{path}: network with activation {activation!r} and output "
+            f"{meta.get('output')!r}; this build reads {' or '.join(map(repr, ACTIVATIONS))} "
+            f"and {OUTPUT!r}"
         )
     fs = get_feature_set("bitboard")
     if meta.get("feature_set") != fs.name or meta.get("layout_hash") != fs.layout_hash:
@@ -190,7 +202,7 @@ def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> 
             raise WeightFileError(f"{path}: {weights.size} weights hold no network")
         weights, linear, linear_set = weights[:-size], weights[-size:], linear_fs.name
     try:
-        return NetworkModel(layers, weights, metadata, linear, linear_set)
+        return NetworkModel(layers, weights, metadata, linear, linear_set, str(activation))
     except ValueError as exc:
         raise WeightFileError(f"{path}: {exc}") from None
 
@@ -200,7 +212,7 @@ def describe_network(model: NetworkModel) -> str:
     w = model.weights
     lines = [
         f"model: {model.describe()} network on {model.feature_set.name} "
-        f"(layers {model.sizes}, {ACTIVATION} hidden units)",
+        f"(layers {model.sizes}, {model.activation} hidden units)",
         f"output: {OUTPUT}; {MAPPING}",
         f"parameters: {w.size}  mean {w.mean():+.4f}  std {w.std():.4f}  "
         f"min {w.min():+.4f}  max {w.max():+.4f}",

@@ -104,7 +104,7 @@ def make_rule(
                 net, evaluator, network_parameters_of, network_hyper, CONNECT4_INPUTS, write
             )
         else:
-            net = torch_network(list(model.sizes), model.weights)
+            net = torch_network(list(model.sizes), model.weights, activation=model.activation)
             trainer = ReplayTrainer(net, evaluator, network_parameters_of, network_hyper)
         return make_network_algorithm(config.algorithm, trainer, config.seed)
     hyper = Hyper(

@@ -1,9 +1,10 @@
-"""Tanh networks in torch: the one definition of a multilayer perceptron that both the
+"""Networks in torch: the one definition of a multilayer perceptron that both the
 supervised MLP (:mod:`treestrap.supervised.models.mlp`) and non-linear TreeStrap's torch
 twin of the compiled network (:mod:`treestrap.evaluation.network`) are built from.
 
-A :func:`tanh_mlp` is ``top(hidden(x))``: ``hidden`` a ``Sequential`` of a ``Linear``
-and a ``Tanh`` per hidden width, ``top`` a ``Linear`` to the outputs. Its parameters
+An :func:`mlp` is ``top(hidden(x))``: ``hidden`` a ``Sequential`` of a ``Linear`` and
+an activation (``Tanh``, or ``Hardtanh(0, 1)`` for a clipped ReLU) per hidden width,
+``top`` a ``Linear`` to the outputs. Its parameters
 are named ``hidden.<2k>.weight``/``.bias`` and ``top.weight``/``.bias``, the names that
 supervised checkpoints store.
 
@@ -23,29 +24,40 @@ import numpy as np
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 
 
-def tanh_mlp(n_inputs: int, hidden: Sequence[int], outputs: int, dtype: Any = None) -> Any:
-    """A torch module ``top(hidden(x))`` with tanh after every hidden layer and none
-    after ``top``; no hidden widths give a single linear layer. The layers get
-    ``torch.nn.Linear``'s own initialisation, made in order from the input (so torch's
-    global random stream is drawn the same way by every caller); callers that want
-    other weights overwrite them."""
-    return _tanh_mlp_class()(n_inputs, hidden, outputs, dtype)
+def mlp(
+    n_inputs: int,
+    hidden: Sequence[int],
+    outputs: int,
+    dtype: Any = None,
+    activation: str = "tanh",
+) -> Any:
+    """A torch module ``top(hidden(x))`` with ``activation`` ("tanh" or "crelu") after
+    every hidden layer and none after ``top``; no hidden widths give a single linear
+    layer. The layers get ``torch.nn.Linear``'s own initialisation, made in order from
+    the input (so torch's global random stream is drawn the same way by every caller);
+    callers that want other weights overwrite them."""
+    if activation not in ("tanh", "crelu"):
+        raise ValueError(f"unknown activation {activation!r}: tanh or crelu")
+    return _mlp_class()(n_inputs, hidden, outputs, dtype, activation)
 
 
 @functools.cache
-def _tanh_mlp_class() -> type:
-    """The module class of :func:`tanh_mlp` (built on first use: see the module docstring)."""
+def _mlp_class() -> type:
+    """The module class of :func:`mlp` (built on first use: see the module docstring)."""
     import torch
 
-    class TanhMLP(torch.nn.Module):
-        """Linear layers with tanh between them: ``top(hidden(x))``."""
+    class MLP(torch.nn.Module):
+        """Linear layers with an activation between them: ``top(hidden(x))``."""
 
-        def __init__(self, n_inputs: int, hidden: Sequence[int], outputs: int, dtype: Any) -> None:
+        def __init__(
+            self, n_inputs: int, hidden: Sequence[int], outputs: int, dtype: Any, activation: str
+        ) -> None:
             super().__init__()
             layers: list[torch.nn.Module] = []
             fan_in = n_inputs
             for width in hidden:
-                layers += [torch.nn.Linear(fan_in, width, dtype=dtype), torch.nn.Tanh()]
+                unit = torch.nn.Tanh() if activation == "tanh" else torch.nn.Hardtanh(0.0, 1.0)
+                layers += [torch.nn.Linear(fan_in, width, dtype=dtype), unit]
                 fan_in = width
             # Registered before ``top``: the parameters' order is the layers' order.
             self.hidden = torch.nn.Sequential(*layers)
@@ -58,7 +70,7 @@ def _tanh_mlp_class() -> type:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.top(self.hidden(x))
 
-    return TanhMLP
+    return MLP
 
 
 def random_network_parameters(
@@ -81,16 +93,22 @@ def random_network_parameters(
     return np.concatenate(parts)
 
 
-def torch_network(sizes: list[int], params: np.ndarray, n_inputs: int = BITBOARD_SIZE) -> Any:
-    """A float64 torch module equal to the compiled network of layer ``sizes`` and flat
-    ``params`` on ``n_inputs`` inputs (chess's 769 by default; Connect Four's 85):
+def torch_network(
+    sizes: list[int],
+    params: np.ndarray,
+    n_inputs: int = BITBOARD_SIZE,
+    activation: str = "tanh",
+) -> Any:
+    """A float64 torch module equal to the compiled network of layer ``sizes``, flat
+    ``params`` and hidden ``activation`` on ``n_inputs`` inputs (chess's 769 by default;
+    Connect Four's 85):
     ``[B, n_inputs]`` inputs to ``[B, 3]`` scores ``(z, 0, 0)``, so that
     :func:`treestrap.learn.replay.minibatch_step` reads ``z = z_win - z_loss`` from it as
     from a supervised model. :func:`network_parameters_of` reads its parameters back in
     the same order."""
     import torch
 
-    net = tanh_mlp(n_inputs, sizes[:-1], sizes[-1], dtype=torch.float64)
+    net = mlp(n_inputs, sizes[:-1], sizes[-1], dtype=torch.float64, activation=activation)
     params = np.asarray(params, dtype=np.float64).reshape(-1)
     at = 0
     with torch.no_grad():

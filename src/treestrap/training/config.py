@@ -142,7 +142,7 @@ def _linear_problem(config: TrainConfig) -> str | None:
         if config.objective in NETWORK_OBJECTIVES:
             return (
                 f"objective {config.objective!r} is for networks: give --model "
-                f"(logreg or mlp:H); linear models take {', '.join(OBJECTIVES)}"
+                f"(logreg, mlp:H or crelu:H); linear models take {', '.join(OBJECTIVES)}"
             )
         return f"unknown objective {config.objective!r}: {', '.join(OBJECTIVES)}"
     return None
@@ -158,6 +158,8 @@ def _network_problem(config: TrainConfig) -> str | None:
             f"(treestrap-ab), not by {config.algorithm}"
         )
     inputs = CONNECT4 if config.game == CONNECT4 else "bitboard"  # the game's own bitboards
+    if config.game == CONNECT4 and network_activation(config.model) != "tanh":
+        return "Connect Four networks have tanh hidden units (mlp:H)"
     if config.feature_set != inputs:
         return f"networks read the bitboard inputs, not {config.feature_set!r}"
     if config.objective not in NETWORK_OBJECTIVES:
@@ -196,6 +198,10 @@ def _combination_problem(config: TrainConfig, kind: str) -> str | None:
     return None
 
 
+#: ``--model`` kinds of network with hidden layers, and their activation.
+NETWORK_KINDS = {"mlp": "tanh", "crelu": "crelu"}
+
+
 def network_config(model: str, **fields: Any) -> TrainConfig:
     """A network run's config (``model`` "logreg" or "mlp:H"): the network defaults of
     the option table for the fields not given, TrainConfig's for the others."""
@@ -204,20 +210,27 @@ def network_config(model: str, **fields: Any) -> TrainConfig:
 
 def network_sizes(spec: str) -> list[int]:
     """Layer sizes of a ``--model`` network: "logreg" -> [1], "mlp:20" -> [20, 1],
-    "mlp:32,8" -> [32, 8, 1]; ``ValueError`` for anything else."""
+    "mlp:32,8" -> [32, 8, 1], "crelu:256" -> [256, 1]; ``ValueError`` for anything
+    else."""
     if spec == "logreg":
         return [1]
-    if spec.startswith("mlp:"):
+    kind, _, widths = spec.partition(":")
+    if kind in NETWORK_KINDS and widths:
         try:
-            hidden = [int(h) for h in spec[4:].split(",")]
+            hidden = [int(h) for h in widths.split(",")]
         except ValueError:
             hidden = []
         if hidden and all(1 <= h <= 4096 for h in hidden):
             return [*hidden, 1]
     raise ValueError(
-        f"unknown model {spec!r}: linear, logreg or mlp:H (H hidden units, 1..4096; "
-        "mlp:H1,H2 for two hidden layers)"
+        f"unknown model {spec!r}: linear, logreg, mlp:H (H tanh hidden units, 1..4096; "
+        "mlp:H1,H2 for two hidden layers) or crelu:H (clipped-ReLU hidden units)"
     )
+
+
+def network_activation(spec: str) -> str:
+    """The hidden units' activation of a ``--model`` network (see :func:`network_sizes`)."""
+    return NETWORK_KINDS.get(spec.partition(":")[0], "tanh")
 
 
 def apply_preset(config: TrainConfig, name: str) -> TrainConfig:

@@ -449,10 +449,12 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         doc='"linear" (the feature set\'s weights, learned by ``algorithm``) or a network on '
         "the bitboard inputs learned by Serban's Algorithm 7 over full-tree minimax "
         'trees (treestrap-mm) or the alpha-beta\'s table bounds (treestrap-ab): "logreg" '
-        'or "mlp:H" (hidden sizes, "mlp:H1,H2" for two layers)',
+        'or "mlp:H" (tanh hidden sizes, "mlp:H1,H2" for two layers) or "crelu:H" (clipped-ReLU '
+        "hidden units, NNUE's, cheaper to evaluate)",
         kinds=(NETWORK,),
         flag="--model",
-        help="'linear' (default), 'logreg' or 'mlp:H' (H hidden tanh units)",
+        help="'linear' (default), 'logreg', 'mlp:H' (H hidden tanh units) or 'crelu:H' "
+        "(H clipped-ReLU units)",
     ),
     TrainOption(
         "linear_part",

@@ -74,7 +74,7 @@ from treestrap.training.checkpoints import (
     save_optimizer_state,
     save_run_weights,
 )
-from treestrap.training.config import TrainConfig, network_sizes
+from treestrap.training.config import TrainConfig, network_activation, network_sizes
 from treestrap.training.files import remove_temporaries, write_atomic
 from treestrap.training.game import GameSummary, play_training_game
 from treestrap.training.learner import Learner
@@ -151,9 +151,10 @@ def load_run_model(config: TrainConfig, path: Path) -> RunModel:
 
 
 def _model_spec(model: NetworkModel) -> str:
-    """The ``--model`` value of a network: "logreg" or "mlp:20"."""
+    """The ``--model`` value of a network: "logreg", "mlp:20" or "crelu:256"."""
     hidden = model.sizes[:-1]
-    return "mlp:" + ",".join(map(str, hidden)) if hidden else "logreg"
+    kind = "mlp" if model.activation == "tanh" else model.activation
+    return f"{kind}:" + ",".join(map(str, hidden)) if hidden else "logreg"
 
 
 def _initial_network(config: TrainConfig) -> NetworkModel:
@@ -161,15 +162,18 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
     layers (``treestrap supervised convert --network`` makes one from a supervised
     model)."""
     sizes = network_sizes(config.model)
+    activation = network_activation(config.model)
     if config.init == "random":
         params = random_network_parameters(sizes, config.seed, config.init_scale)
         if config.linear_part is None:
-            return NetworkModel(sizes, params)
+            return NetworkModel(sizes, params, activation=activation)
         linear = _linear_part(config.linear_part)
         # The output layer at zero: the hybrid starts as its linear part.
         params[-(sizes[-2] + 1 if len(sizes) > 1 else BITBOARD_SIZE + 1) :] = 0.0
         linear_set = linear.feature_set.name
-        return NetworkModel(sizes, params, linear=linear.weights, linear_set=linear_set)
+        return NetworkModel(
+            sizes, params, linear=linear.weights, linear_set=linear_set, activation=activation
+        )
     if config.init == "hand-set":
         raise ValueError(
             "--init hand-set is linear weights; a network starts from 'random' or a network file"
@@ -181,7 +185,7 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
             f"--model {config.model} needs a network weight file (treestrap supervised "
             "convert --network, or --init random)"
         )
-    if model.sizes != sizes:
+    if model.sizes != sizes or model.activation != activation:
         raise ValueError(
             f"{config.init}: a network of layers {model.sizes} ({_model_spec(model)}), "
             f"not the {config.model} of --model"

@@ -3,7 +3,7 @@
 
 tanh rather than the logistic function because it is anti-symmetric around zero, which
 Serban (3.2.1) and LeCun et al. found to train better. The layers are those of
-:func:`treestrap.learn.torch_network.tanh_mlp` (the network non-linear TreeStrap steps
+:func:`treestrap.learn.torch_network.mlp` (the network non-linear TreeStrap steps
 too); hidden layers start from :func:`~treestrap.supervised.models.layers.glorot_`,
 biases and the top layer from zero (3.2.3).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from treestrap.learn.torch_network import tanh_mlp
+from treestrap.learn.torch_network import mlp
 from treestrap.supervised.models.layers import CLASSES, glorot_, nn, torch, zero_
 
 
@@ -21,7 +21,7 @@ def build(n_inputs: int, hidden: Sequence[int], gen: torch.Generator) -> nn.Modu
     from ``gen``."""
     if not hidden or any(h < 1 for h in hidden):
         raise ValueError(f"an MLP needs one or more hidden layers of >= 1 unit, got {hidden}")
-    net = tanh_mlp(n_inputs, hidden, CLASSES)
+    net = mlp(n_inputs, hidden, CLASSES)
     for layer in net.linears()[:-1]:
         zero_(layer)
         glorot_(layer.weight, layer.in_features, layer.out_features, gen)
