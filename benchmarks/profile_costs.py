@@ -14,7 +14,7 @@ from profile_shadow import Shadow
 
 from treestrap.core.move import MAX_MOVES
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import new_context
+from treestrap.search.context import EVAL_HITS, new_context
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.training import TrainingOptions
 from treestrap.search.tt import TranspositionTable
@@ -35,6 +35,11 @@ class Costs:
     def __init__(self, shadow: Shadow, ev: Evaluator, tt: TranspositionTable) -> None:
         self.shadow, self.ev, self.tt = shadow, ev, tt
         self.moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        #: the walk's quiescence searches: values read back from the evaluation cache
+        #: a call, in the timing loop and in the walk (set by :meth:`quiescence`)
+        self.quiescence_loop_hits = math.nan
+        self.quiescence_hits = math.nan
+        self._memo: dict[str, float] = {}
 
     def _loaded(self, snapshots: list[Any], loop: Callable[..., Any], *extra: Any) -> float:
         """``loop`` over positions loaded in turn, less the loading."""
@@ -55,14 +60,61 @@ class Costs:
         moves = np.array([x[1] for x in items], dtype=np.int64)
         return self._loaded([x[0] for x in items], K.loop_make_unmake, moves)
 
-    def quiescence(self) -> float:
+    def evaluation(self) -> float:
+        """A real evaluation (``static_value``, what a cache miss costs)."""
+        if "evaluation" not in self._memo:  # the walk's row needs it again
+            self._memo["evaluation"] = self.positional("static_value", K.loop_static_value, self.ev)
+        return self._memo["evaluation"]
+
+    def material_estimate(self) -> float:
+        return self.positional("material_estimate", K.loop_material_estimate, self.ev)
+
+    def cache_read(self) -> float:
+        """A read of the evaluation cache that finds its key (a miss's evaluation is
+        the evaluation row's): the sampled keys once through a fresh cache, then those
+        it kept read back."""
+        items = self.shadow.items("cached_static_value")
+        if not items:
+            return math.nan
+        if "cache_read" not in self._memo:
+            s = K.pack([x[0] for x in items])
+            keys = np.array([x[1] for x in items], dtype=np.uint64)
+            pos, ctx = K.work_position(0), new_context()
+            K.loop_cache_fill(pos, s, self.ev, ctx, keys, 1)
+            held = keys[np.isin(keys, ctx.eval_keys)]  # two keys may share a slot
+            args = (pos, self.ev, ctx, held)
+            self._memo["cache_read"] = per_call(K.loop_cache_hits, args, len(held))
+        return self._memo["cache_read"]
+
+    def exchange(self) -> float:
+        items = self.shadow.items("exchange_at_least")
+        if not items:
+            return math.nan
+        moves = np.array([x[1] for x in items], dtype=np.int64)
+        thresholds = np.array([x[2] for x in items], dtype=np.int64)
+        return self._loaded([x[0] for x in items], K.loop_exchange, moves, thresholds)
+
+    def quiescence(self, evaluation: float, cache_read: float) -> float:
+        """A quiescence search of the walk. Repeated in a loop, it reads values back
+        from its own cache (those of its last pass the cache still holds); the walk's
+        read back those its search had evaluated: each value the walk read less is an
+        ``evaluation`` instead of a ``cache_read`` (ns), added (taken off if more)."""
         items = self.shadow.items("quiescence")
         if not items:
             return math.nan
         alphas = np.array([x[1] for x in items])
         betas = np.array([x[2] for x in items])
         snapshots = [x[0] for x in items]
-        return self._loaded(snapshots, K.loop_quiescence, self.ev, new_context(), alphas, betas)
+        qctx = new_context()
+        looped = self._loaded(snapshots, K.loop_quiescence, self.ev, qctx, alphas, betas)
+        s = K.pack(snapshots)
+        qctx.stats[EVAL_HITS] = 0
+        K.loop_quiescence(K.work_position(s.keys.shape[1] - 1), s, self.ev, qctx, alphas, betas, 1)
+        self.quiescence_loop_hits = float(qctx.stats[EVAL_HITS]) / len(items)
+        self.quiescence_hits = float(np.mean([x[3] for x in items]))
+        return looped + (self.quiescence_loop_hits - self.quiescence_hits) * (
+            evaluation - cache_read
+        )
 
     def tt_probe(self) -> float:
         keys = np.array(self.shadow.items("tt_probe"), dtype=np.uint64)
@@ -127,7 +179,7 @@ class Costs:
 
         ev = self.ev
         features = self.positional("static_value", K.loop_features, ev)
-        parts = [("feature extraction (all of it)", features)]
+        parts = [("feature extraction as pairs (all)", features)]
         if ev.feature_set == MEEP.id:
             pressure = self.positional("static_value", K.loop_pressure)
             pawns = self.positional("static_value", K.loop_pawn_features, ev)

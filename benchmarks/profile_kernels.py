@@ -41,8 +41,9 @@ from treestrap.evaluation.feature_sets.meep import (
     _pawn_features,
     _pressure,
 )
-from treestrap.evaluation.model import Evaluator, evaluate_gradient
-from treestrap.search.context import SearchContext
+from treestrap.evaluation.model import Evaluator, evaluate_gradient, material_estimate
+from treestrap.search.context import SearchContext, cached_static_value
+from treestrap.search.exchange import exchange_at_least
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.quiescence import quiescence
 from treestrap.search.quiet import is_quiet
@@ -194,6 +195,53 @@ def loop_static_value(pos: Position, s: Positions, ev: Evaluator, passes: int) -
         for i in range(s.bb.shape[0]):
             load(pos, s, i)
             acc += static_value(pos, ev)
+    return acc
+
+
+@njit
+def loop_material_estimate(pos: Position, s: Positions, ev: Evaluator, passes: int) -> float:
+    acc = 0.0
+    for _ in range(passes):
+        for i in range(s.bb.shape[0]):
+            load(pos, s, i)
+            acc += material_estimate(pos, ev)
+    return acc
+
+
+@njit
+def loop_cache_fill(
+    pos: Position, s: Positions, ev: Evaluator, ctx: SearchContext, keys: np.ndarray, passes: int
+) -> float:
+    """Each sampled position through the evaluation cache (a fresh one misses)."""
+    acc = 0.0
+    for _ in range(passes):
+        for i in range(s.bb.shape[0]):
+            load(pos, s, i)
+            acc += cached_static_value(pos, ev, ctx, keys[i])
+    return acc
+
+
+@njit
+def loop_cache_hits(
+    pos: Position, ev: Evaluator, ctx: SearchContext, keys: np.ndarray, passes: int
+) -> float:
+    """Reads of keys the cache holds: no position is loaded, as a hit reads none."""
+    acc = 0.0
+    for _ in range(passes):
+        for i in range(keys.shape[0]):
+            acc += cached_static_value(pos, ev, ctx, keys[i])
+    return acc
+
+
+@njit
+def loop_exchange(
+    pos: Position, s: Positions, moves: np.ndarray, thresholds: np.ndarray, passes: int
+) -> int:
+    acc = 0
+    for _ in range(passes):
+        for i in range(s.bb.shape[0]):
+            load(pos, s, i)
+            acc += exchange_at_least(pos, moves[i], thresholds[i])
     return acc
 
 
@@ -405,7 +453,8 @@ def loop_ordering(
         for i in range(s.bb.shape[0]):
             load(pos, s, i)
             n, ply = ints[i, 0], ints[i, 1]
-            ctx.moves[ply, :n] = lists[i, :n]
+            for j in range(n):  # a slice copy may allocate, which the kernels' flags forbid
+                ctx.moves[ply, j] = lists[i, j]
             if score:
                 score_moves(pos, ctx, ply, n, ints[i, 2])
                 for k in range(ints[i, 3]):

@@ -1,6 +1,7 @@
 """Where the time of a tournament search and of a training search goes, per component:
-move generation, make/unmake, evaluation (and its parts), check and draw tests, the
-transposition table, move ordering, quiescence, the table walk, the update.
+move generation, make/unmake, evaluation (its parts, its cache, the lazy estimate),
+check and draw tests, the transposition table, move ordering, static exchange
+evaluation, quiescence, the table walk, the update.
 
     python benchmarks/profile_search.py                    # about 8 minutes on 2 busy cores
     python benchmarks/profile_search.py --nodes 20000 --games 1 --searches 10 --rounds 2
@@ -24,22 +25,28 @@ from measurements of the compiled code:
   noise of the timings is a few ns per node: the table marks rows where they differ.
 
 A row's *estimated* share is calls per node x cost alone, over the *measured* CPU time
-per node of the search (the same kernel compiled unchanged). "not attributed" is the
+per node of the search (the same kernel compiled unchanged). The evaluation's calls
+are the evaluation cache's misses (positions really evaluated); every read of the
+cache, hit or miss, is costed as a hit in its own row. "not attributed" is the
 measured time less the summed estimates: the kernel's own work (control flow, node
 counting, PV copies, the views it takes of its arrays) and the error of the estimates.
 A loop keeps its data hotter than a search does, so its costs lean low. "at q": the part
 of the share spent at quiescence nodes, in proportion to the calls made there. The
 evaluation's parts (meep's own functions, and a replica of its material and
-piece-square pairs) are timed alone on the evaluation's samples; "dot product, clip" is
-the evaluation less the feature extraction. Costs under about 5 ns are below what loops
-resolve.
+piece-square pairs) are timed alone on the evaluation's samples, writing the pairs of
+the gradient; "score less the pairs" is the evaluation less that extraction: the
+evaluation sums a linear score in the same pass, writing no pairs, so it can be below
+0. Costs under about 5 ns are below what loops resolve.
 
 Tournament search: ``Engine.go`` with a node limit (``--nodes`` per position, a fresh
 16 MiB table each) on the positions of ``engine_vs_stockfish.py``, ``--preset`` weights.
 Training: ``treestrap train --preset strong`` (TreeStrap(alpha-beta), depth 3,
 quiescence node values) for ``--games`` games, each learner move timed by phase
 (measured, not estimated); its first ``--searches`` learner searches are counted and
-repeated with doubled kernels. All times are CPU times of this process.
+repeated with doubled kernels. The walk's quiescence searches read back the values
+their search left in the evaluation cache, fewer than their timing loop reads back
+from its own: each value read less is costed as an evaluation less a cache read,
+added to the loop's cost. All times are CPU times of this process.
 """
 
 from __future__ import annotations
@@ -57,7 +64,7 @@ import profile_training as training
 import profile_variants as V
 from engine_vs_stockfish import POSITIONS
 from profile_costs import Costs
-from profile_shadow import SEARCH_CALLS, Shadow
+from profile_shadow import AS_PYTHON, SEARCH_CALLS, Shadow
 
 from treestrap.core.notation import parse_fen
 from treestrap.engine.engine import Engine
@@ -66,8 +73,15 @@ from treestrap.evaluation.presets import preset_model
 from treestrap.search.context import NODES
 from treestrap.search.timeman import SearchLimits
 
-#: The search components that can be called twice without changing the tree.
-NOT_DOUBLED = ("unmake_move", "unmake_null_move", "update_quiet_cutoff", "update_pv")
+#: The search components that can be called twice without changing the tree (the stand
+#: pat is a helper: its components are doubled inside it).
+NOT_DOUBLED = (
+    "unmake_move",
+    "unmake_null_move",
+    "update_quiet_cutoff",
+    "update_pv",
+    "_stand_pat",
+)
 DOUBLED = tuple(c for c in SEARCH_CALLS if c not in NOT_DOUBLED)
 WALK_DOUBLED = ("tt_probe", "generate_moves", "make_move", "is_quiet")
 #: Fewer calls than this in a whole run are too few to time by doubling.
@@ -117,9 +131,10 @@ class Table:
     def add(self, label: str, names: tuple[str, ...], alone: float = math.nan) -> Row:
         """A row for the calls of ``names[0]``; its in-search cost is the doubling of
         every name in ``names`` (one call of each per call of the first)."""
-        calls = self.shadow.calls(names[0])
         main = self.shadow.calls(names[0], self.kinds[0]) / self.units
         quiescence = self.shadow.calls(names[0], self.kinds[1]) / self.units
+        # the calls of this table's kinds: the training shadow counts the walk's too
+        calls = (main + quiescence) * self.units
         doubled = [self.delta[n] for n in names if n in self.delta]
         in_search = sum(doubled) / calls * 1e9 if doubled and calls else math.nan
         row = Row(label, main, quiescence, in_search, alone)
@@ -135,7 +150,7 @@ class Table:
         rest = whole.alone - parts[0][1]
         self.rows.append(
             Row(
-                "dot product, clip (the rest)",
+                "score less the pairs (fused)",
                 whole.main,
                 whole.quiescence,
                 rest * scale,
@@ -205,11 +220,16 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: 
             costs.positional("make_null_move", K.loop_null_move),
         )
     evaluation = t.add(
-        "evaluation (static_value)",
-        ("static_value",),
-        costs.positional("static_value", K.loop_static_value, costs.ev),
+        "evaluation (static_value: cache misses)", ("static_value",), costs.evaluation()
     )
     t.parts(evaluation, costs.evaluation_parts())
+    t.add("evaluation cache: reads", ("cached_static_value",), costs.cache_read())
+    if kernel == "pvs":
+        t.add(
+            "lazy evaluation: material estimate",
+            ("material_estimate",),
+            costs.material_estimate(),
+        )
     t.add("check tests (in_check)", ("in_check",), costs.positional("in_check", K.loop_in_check))
     t.add(
         "draw test: repetition",
@@ -226,6 +246,8 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: 
     t.add("TT store", ("tt_store_result",), costs.tt_store())
     t.add("ordering: score + pick", ("score_moves", "pick_next"), costs.ordering())
     t.add("ordering: killers, history", ("update_quiet_cutoff",), costs.quiet_cutoff())
+    if kernel == "pvs":
+        t.add("exchange evaluation (SEE)", ("exchange_at_least",), costs.exchange())
     t.add("the recursive call (its arguments)", (kernel,), costs.recursion(kernel))
     return t
 
@@ -241,6 +263,20 @@ def ordering_facts(shadow: Shadow) -> str:
     return (
         f"nodes that searched moves: {n.mean():.1f} moves generated, {picks.mean():.1f} "
         f"picked on average; {tt_first.mean():.0%} stopped after the TT move alone"
+    )
+
+
+def evaluation_facts(shadow: Shadow, units: int) -> str:
+    """Static values asked of the evaluation cache per node, and evaluated (its misses,
+    and the rare evaluation at the deepest ply, past the cache)."""
+    kinds = ("main", "quiescence")
+    reads = sum(shadow.calls("cached_static_value", k) for k in kinds)
+    evaluations = sum(shadow.calls("static_value", k) for k in kinds)
+    if not reads:
+        return "no static value read"
+    return (
+        f"static values: {reads / units:.3f} cache reads a node, {evaluations / units:.3f} "
+        f"evaluations; {1 - evaluations / reads:.0%} read back"
     )
 
 
@@ -279,7 +315,7 @@ def tournament(ev: Any, nodes: int, cap: int, rounds: int) -> None:
     total = sum(counted)
 
     kernels = {"reference": V.recompile(module.pvs, {})}
-    for name, replace in V.doubling(module, DOUBLED).items():
+    for name, replace in V.doubling(module, DOUBLED, AS_PYTHON).items():
         kernels[name] = V.recompile(module.pvs, replace)
 
     def with_kernel(kernel: Any) -> Any:
@@ -308,6 +344,7 @@ def tournament(ev: Any, nodes: int, cap: int, rounds: int) -> None:
         f"{shadow.calls('make_null_move') / total:.3f} per node"
     )
     print(ordering_facts(shadow))
+    print(evaluation_facts(shadow, total))
     costs = Costs(shadow, ev, engine.tt)
     search_table(shadow, total, deltas(best), costs, "pvs").print("per node", measured, "node")
 
@@ -335,7 +372,7 @@ def train_profile(games: int, searches: int, seed: int, cap: int, rounds: int) -
     repeat = training.Repeat(counting, cfg)
     reference = V.recompile(ab_module.alphabeta, {})
     kernels = {"reference": reference}
-    for name, replace in V.doubling(ab_module, DOUBLED).items():
+    for name, replace in V.doubling(ab_module, DOUBLED, AS_PYTHON).items():
         kernels[name] = V.recompile(ab_module.alphabeta, replace)
     best, found = V.fastest(
         {k: (lambda v=v: repeat.searches(v)) for k, v in kernels.items()}, rounds
@@ -352,6 +389,7 @@ def train_profile(games: int, searches: int, seed: int, cap: int, rounds: int) -
         f"alpha-beta {measured:.0f} ns per node"
     )
     print(ordering_facts(shadow))
+    print(evaluation_facts(shadow, nodes))
     costs = Costs(shadow, repeat.ev, repeat.tt)
     search_table(shadow, nodes, deltas(best), costs, "alphabeta").print(
         "training alpha-beta, per node", measured, "node"
@@ -392,8 +430,15 @@ def train_profile(games: int, searches: int, seed: int, cap: int, rounds: int) -
         ("add_node",),
         costs.positional("add_node", K.loop_evaluate_gradient, costs.ev),
     )
-    t.add("walk: quiescence searches for Q(s)", ("quiescence",), costs.quiescence())
+    quiescence = costs.quiescence(costs.evaluation(), costs.cache_read())
+    t.add("walk: quiescence searches for Q(s)", ("quiescence",), quiescence)
     t.print("table walk, per learner search", walk_ns, "search", per=1e3)
+    print(
+        f"the walk's quiescence searches read back {costs.quiescence_hits:.1f} values a call "
+        f"from the search's evaluation cache ({shadow.calls('quiescence_hits') / n:,.0f} a "
+        f"search), their timing loop {costs.quiescence_loop_hits:.1f} from its own: "
+        "the difference is costed as evaluations"
+    )
     print(
         f"the same walks recording static values H(s) instead (no quiescence searches, no "
         f"leaf replays; the same nodes): {static_saves / n * 1e6:,.0f} us a search less, "

@@ -10,6 +10,17 @@ its arguments before handing the call to the compiled component. The recursive c
 itself resolves to the Python version again. The search does exactly what the compiled
 one does: ``profile_search.py`` checks that both count the same nodes.
 
+Some helpers the kernels call hold components of their own: the evaluation cache
+(``cached_static_value``, which calls ``static_value`` on a miss) and the tournament
+search's stand pat (``_stand_pat``: the lazy ``material_estimate``, then the cache).
+They run as Python too (:data:`AS_PYTHON`), and a ``py_func`` looks its names up in
+its own module's globals, so ``static_value`` is wrapped in the context module as well:
+the evaluations counted are the cache's misses, the positions really evaluated.
+
+The walk's quiescence searches stay compiled (a component timed whole); what each
+read back from the evaluation cache it shares with the search is counted
+(``quiescence_hits``) and kept with its sample.
+
 Samples are thinned evenly over the run (every call until twice ``cap``, then every
 second, every fourth, ...), so they come from the whole search, not its start.
 """
@@ -24,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.core.position import ST_PLY
+from treestrap.search.context import EVAL_HITS
 
 #: Keys kept before a position for the repetition test (more than the fifty-move rule's
 #: horizon, so every test sees the history it would in the search).
@@ -38,6 +50,10 @@ SEARCH_CALLS = (
     "make_null_move",
     "unmake_null_move",
     "static_value",
+    "cached_static_value",
+    "_stand_pat",
+    "material_estimate",
+    "exchange_at_least",
     "in_check",
     "is_repetition",
     "is_insufficient_material",
@@ -63,15 +79,21 @@ POSITION_ONLY = {
     "generate_moves",
     "generate_captures",
     "static_value",
+    "material_estimate",
     "in_check",
     "is_insufficient_material",
     "make_null_move",
     "is_quiet",
 }
+#: Compiled helpers run as their Python source (counted like a component): the calls
+#: they make are then wrapped too. Innermost first (the order a rebuild follows).
+AS_PYTHON = ("cached_static_value", "_stand_pat")
 #: module -> (its recursive kernels, run as Python; the calls wrapped)
 SHADOWED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "treestrap.search.tournament": (("pvs",), SEARCH_CALLS),
     "treestrap.search.training": (("alphabeta",), SEARCH_CALLS),
+    # where ``cached_static_value``'s Python source finds ``static_value``
+    "treestrap.search.context": ((), ("static_value",)),
     "treestrap.search.tt_walk": (("_walk", "_add_quiescence_node"), WALK_CALLS),
 }
 #: Modules that call a shadowed kernel from Python under their own name for it.
@@ -142,8 +164,12 @@ class Shadow:
                 self._patch(module, kernel, self._driver(kernel, getattr(module, kernel)))
             for call in calls:
                 if hasattr(module, call):  # the training search makes no null moves
-                    self._patch(module, call, self._wrap(call, getattr(module, call)))
-            self._patch(module, "current_key", _current_key)
+                    component = getattr(module, call)
+                    if call in AS_PYTHON:
+                        component = component.py_func
+                    self._patch(module, call, self._wrap(call, component))
+            if hasattr(module, "current_key"):
+                self._patch(module, "current_key", _current_key)
         for name, (attribute, source) in CALLERS.items():
             module = importlib.import_module(name)
             self._patch(module, attribute, getattr(importlib.import_module(source), attribute))
@@ -195,6 +221,7 @@ class Shadow:
 
         def call(*args: Any) -> Any:
             self.counts[(name, self._kinds[-1])] += 1
+            item = None
             if name == "pick_next":
                 record = self._open.get(int(args[1]))
                 if record is not None:
@@ -203,10 +230,22 @@ class Shadow:
                 sampler = self.samples.setdefault(name, Sampler(self.cap))
                 keep = sampler.wants()
                 if keep:
-                    sampler.add(sample(*args))
+                    item = sample(*args)
+                    sampler.add(item)
                 if name == "score_moves" and not keep:
                     self._open[int(args[2])] = None  # this node's picks go unrecorded
-            return component(*args)
+            if name != "quiescence":
+                return component(*args)
+            # The values this search read back from the cache its caller filled: its
+            # timing loop reads back others (profile_costs.py corrects for them).
+            stats = args[2].stats
+            before = int(stats[EVAL_HITS])
+            result = component(*args)
+            hits = int(stats[EVAL_HITS]) - before
+            self.counts[("quiescence_hits", self._kinds[-1])] += hits
+            if item is not None:
+                item[-1] = hits
+            return result
 
         return call
 
@@ -227,7 +266,14 @@ class Shadow:
     def _sample_quiescence(
         self, pos: Any, ev: Any, ctx: Any, alpha: float = -np.inf, beta: float = np.inf
     ) -> Any:
-        return snapshot(pos, REPETITION_WINDOW), float(alpha), float(beta)
+        # the last slot: the values read back from the cache (set after the call)
+        return [snapshot(pos, REPETITION_WINDOW), float(alpha), float(beta), 0]
+
+    def _sample_cached_static_value(self, pos: Any, ev: Any, ctx: Any, key: Any) -> Any:
+        return snapshot(pos), int(key)
+
+    def _sample_exchange_at_least(self, pos: Any, move: Any, threshold: Any) -> Any:
+        return snapshot(pos), int(move), int(threshold)
 
     def _sample_tt_probe(self, tt: Any, key: Any) -> Any:
         return int(key)

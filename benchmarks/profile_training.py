@@ -84,8 +84,8 @@ class Phases:
         return wrap
 
     def __enter__(self) -> Phases:
+        import treestrap.games.chess_game as chess_game
         import treestrap.search.training as training
-        import treestrap.training.searches as searches
         from treestrap.learn.treestrap import TreeStrapAlphaBeta
         from treestrap.search.training import TrainingSearch
         from treestrap.training.learner import Learner
@@ -124,7 +124,7 @@ class Phases:
 
         self._patch(Learner, "search", learner_search)
         self._patch(TrainingSearch, "search", counted_search)
-        self._patch(searches, "walk_tt", walk)
+        self._patch(chess_game, "walk_tt", walk)  # where the chess learner's search finds it
         if self.timed:
             self._patch(training, "alphabeta", self._timer("alphabeta"))
             self._patch(training, "clear_tt", self._timer("clear"))
@@ -181,17 +181,22 @@ class Repeat:
     returns (CPU seconds of the part timed, what identifies the searches' trees)."""
 
     def __init__(self, counted: Phases, cfg: Any) -> None:
+        from treestrap.games.chess_game import WALK_TREE_NODES
         from treestrap.search.context import new_context
         from treestrap.search.training import TrainingOptions
         from treestrap.search.tree import new_tree
         from treestrap.search.tt import new_tt
-        from treestrap.training.searches import WALK_TREE_NODES
 
         self.roots = counted.roots
         self.ev = counted.learner.ev
         self.depth, self.min_depth = cfg.depth, cfg.min_depth
         self.opts = TrainingOptions()
-        self.ctx, self.qctx = new_context(), new_context()
+        self.ctx = new_context()
+        # The walk's quiescence searches read the search's evaluation cache, as in
+        # walk_tt: the values it holds are read back, not evaluated again.
+        self.qctx = new_context()._replace(
+            eval_keys=self.ctx.eval_keys, eval_values=self.ctx.eval_values
+        )
         self.tt = new_tt(cfg.tt_bits)
         self.tree = new_tree(WALK_TREE_NODES)
 

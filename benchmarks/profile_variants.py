@@ -12,8 +12,12 @@ find its memory already in cache, so a component that waits on memory (the table
 comes out low.
 
 A kernel is compiled again from its own Python source (``py_func``) with its globals
-replaced (its recursive call included), uncached; the unchanged copy compiled the same
-way is the reference.
+replaced (its recursive call included), uncached, with the project's flags
+(``treestrap.core.jit``: the reference-counting runtime as the kernels have it); the
+unchanged copy compiled the same way is the reference. A component called inside an
+inline helper (``static_value`` in the evaluation cache, ``material_estimate`` in the
+stand pat) is doubled there: the helpers on the way are compiled again too, each with
+its own module's globals.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from treestrap.core.jit import JIT_FLAGS
 from treestrap.core.makemove import make_move, make_null_move, unmake_move, unmake_null_move
 from treestrap.core.position import ST_NB
 from treestrap.search.context import STATS_NB
@@ -35,8 +40,12 @@ from treestrap.search.context import STATS_NB
 # The barriers write to spare slots: Position.st has ST_NB = 8 slots, the last unused;
 # TranspositionTable.meta[3] is unused; pick_next's context gets its seldepth slot
 # (stats[3]), restored at once.
-assert ST_NB == 8 and STATS_NB == 4
+assert ST_NB == 8 and STATS_NB > 3
 
+
+#: The kernels' own flags, uncached: a copy compiled otherwise (numba's runtime on where
+#: the project turns it off) would not time what the search runs.
+FLAGS = {**JIT_FLAGS, "cache": False}
 
 #: Where each kind of barrier writes: a slot of the first argument, restored after.
 _BARRIERS = {"pos": "st[7]", "tt": "meta[3]", "ctx": "stats[3]"}
@@ -67,50 +76,77 @@ def _doubled(component: Any, barrier: str) -> Any:
         slot=_BARRIERS[barrier],
     )
     exec(source, namespace)
-    return numba.njit(cache=False, inline="always")(namespace["twice"])
+    return numba.njit(**FLAGS, inline="always")(namespace["twice"])
 
 
-@numba.njit(cache=False, inline="always")
+@numba.njit(**FLAGS, inline="always")
 def _make_twice(pos: Any, move: Any) -> None:
     make_move(pos, move)
     unmake_move(pos)
     make_move(pos, move)
 
 
-@numba.njit(cache=False, inline="always")
+@numba.njit(**FLAGS, inline="always")
 def _null_twice(pos: Any) -> None:
     make_null_move(pos)
     unmake_null_move(pos)
     make_null_move(pos)
 
 
-def doubling(module: Any, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """For each component name: the globals that double it in ``module``'s kernel."""
+def doubling(
+    module: Any, names: tuple[str, ...], helpers: tuple[str, ...] = ()
+) -> dict[str, dict[str, Any]]:
+    """For each component name: the globals that double it in ``module``'s kernel,
+    there and inside the inline ``helpers`` it calls (innermost first)."""
     barriers = {"tt_probe": "tt", "tt_cutoff": "tt", "tt_store_result": "tt", "pick_next": "ctx"}
     found: dict[str, dict[str, Any]] = {}
     for name in names:
         if not hasattr(module, name):
             continue
         if name == "make_move":
-            found[name] = {name: _make_twice}
+            replace = {name: _make_twice}
         elif name == "make_null_move":
-            found[name] = {name: _null_twice}
+            replace = {name: _null_twice}
         else:
-            found[name] = {name: _doubled(getattr(module, name), barriers.get(name, "pos"))}
+            replace = {name: _doubled(getattr(module, name), barriers.get(name, "pos"))}
+        found[name] = _through(module, helpers, replace)
     return found
+
+
+def _through(module: Any, helpers: tuple[str, ...], replace: dict[str, Any]) -> dict[str, Any]:
+    """``replace`` and a copy of each helper that calls a replaced name (or a helper
+    copied before it), compiled with those names replaced."""
+    found = dict(replace)
+    for name in helpers:
+        if name in found or not hasattr(module, name):
+            continue
+        helper = getattr(module, name)
+        if set(helper.py_func.__code__.co_names) & set(found):
+            found[name] = inline_copy(helper, found)
+    return found
+
+
+def _rebuilt(source: Any, replace: dict[str, Any]) -> types.FunctionType:
+    """``source`` (a Python function) over a copy of its globals, some replaced."""
+    namespace = dict(source.__globals__)
+    namespace.update(replace)
+    return types.FunctionType(
+        source.__code__, namespace, source.__name__, source.__defaults__, source.__closure__
+    )
+
+
+def inline_copy(helper: Any, replace: dict[str, Any]) -> Any:
+    """An inline helper compiled again from its source with some globals replaced (a
+    copy numba inlines with its own globals, not its caller's)."""
+    return numba.njit(**FLAGS, inline="always")(_rebuilt(helper.py_func, replace))
 
 
 def recompile(kernel: Any, replace: dict[str, Any]) -> Any:
     """``kernel`` compiled again from its source with some globals replaced; its calls
     of itself reach the new copy."""
-    source = kernel.py_func
-    namespace = dict(source.__globals__)
-    namespace.update(replace)
-    function = types.FunctionType(
-        source.__code__, namespace, source.__name__, source.__defaults__, source.__closure__
-    )
-    compiled = numba.njit(cache=False, nogil=True, fastmath=False)(function)
-    namespace[source.__name__] = compiled
+    function = _rebuilt(kernel.py_func, replace)
+    compiled = numba.njit(**FLAGS)(function)
+    function.__globals__[function.__name__] = compiled
     return compiled
 
 
