@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import chess
 import chess.engine
 
-from treestrap.evaluation.preset_names import HAND_SET, LEARNED, PRESET_NAMES
+from treestrap.evaluation.preset_names import HAND_SET, LEARNED, LEARNED_NET, PRESET_NAMES
 from treestrap.play.players import find_engine
 
 #: Opening, middlegames, Kiwipete and an endgame: each engine thinks on all of them.
@@ -125,7 +125,7 @@ def main() -> int:
         action="append",
         metavar="NAME|FILE",
         help=f"treestrap's weights: a preset or a weight file, repeatable "
-        f"(default {HAND_SET} and {LEARNED})",
+        f"(default {HAND_SET}, {LEARNED} and the network preset {LEARNED_NET})",
     )
     parser.add_argument("--hash", type=int, default=16, help="MiB for every engine (16)")
     parser.add_argument("--stockfish", default="stockfish", help="Stockfish's command")
@@ -134,7 +134,7 @@ def main() -> int:
     if not stockfish:
         print(f"{args.stockfish} not found (apt-get install stockfish)", file=sys.stderr)
         return 2
-    engines = args.preset or [HAND_SET, LEARNED]
+    engines = args.preset or [HAND_SET, LEARNED, LEARNED_NET]
     print(f"{len(POSITIONS)} positions, {args.movetime:g} s each, Hash {args.hash} MiB")
     with ExitStack() as stack:
         opened = {e: open_engine(stack, treestrap_command(e), {"Hash": args.hash}) for e in engines}
