@@ -18,6 +18,7 @@ from search_helpers import node_position, quiescence_walk, random_positions
 from treestrap.commands.train import add_parser
 from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.notation import legal_moves, parse_fen
+from treestrap.core.position import current_key
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.feature_sets.meep import meep_material_score
 from treestrap.evaluation.model import (
@@ -46,8 +47,9 @@ from treestrap.learn.replay import (
 from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
+from treestrap.search.tournament import _stand_pat
 from treestrap.search.tree import TERMINAL, tree_size
-from treestrap.search.value import clip_value
+from treestrap.search.value import INFINITE, clip_value, static_value
 
 torch.set_num_threads(1)
 
@@ -242,6 +244,28 @@ def test_the_lazy_estimate_of_a_hybrid_is_its_linear_material_part_plus_the_netw
             assert float(material_estimate(pos, ev)) == pytest.approx(expected, abs=1e-9)
     plain = NetworkModel(SIZES, random_network_parameters(SIZES, seed=4)).evaluator()
     assert np.isnan(material_estimate(parse_fen(FENS[0]), plain))
+
+
+def test_the_stand_pat_of_a_hybrid_is_its_static_value_or_the_lazy_bound() -> None:
+    """The tournament search's stand pat computes a hybrid's network score once for the
+    lazy estimate and the exact value: with the window out of the estimate's reach it
+    is the static value bit for bit (also read back from the cache), and far below the
+    estimate it is the lazy bound, estimate - margin."""
+    linear = learned_model()
+    margin = 300.0
+    for activation in ("tanh", "crelu"):
+        params = random_network_parameters(SIZES, seed=4, scale=8.0)
+        ev = NetworkModel(SIZES, params, linear=linear.weights, activation=activation).evaluator()
+        ctx = new_context()
+        for fen in FENS:
+            pos = parse_fen(fen)
+            key = np.uint64(current_key(pos))
+            exact = float(static_value(pos, ev))
+            for _ in range(2):  # computed, then read back from the evaluation cache
+                stand = _stand_pat(pos, ev, ctx, key, margin, -INFINITE, INFINITE)
+                assert float(stand) == exact
+            low = float(material_estimate(pos, ev)) - margin
+            assert float(_stand_pat(pos, ev, ctx, key, margin, -INFINITE, low)) == low
 
 
 def test_a_crelu_hybrid_trains_resumes_and_says_its_activation(tmp_path: Path) -> None:

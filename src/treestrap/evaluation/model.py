@@ -133,6 +133,33 @@ def evaluate(pos: Position, ev: Evaluator) -> float:
 
 
 @njit(inline="always")
+def is_meep_hybrid(ev: Evaluator) -> bool:
+    """Whether ``ev`` is a hybrid network whose linear part is over meep's features."""
+    w = ev.weights
+    return ev.kind == NETWORK and w[H_LINEAR] != 0 and int(w[H_LINEAR_SET]) == _MEEP_ID
+
+
+@njit(inline="always")
+def network_score(pos: Position, ev: Evaluator) -> float:
+    """A network's own score for the side to move (a hybrid's without its linear part)."""
+    return _network_score(pos, ev)
+
+
+@njit(inline="always")
+def hybrid_material(pos: Position, ev: Evaluator) -> float:
+    """The material and piece-square part of a meep hybrid's linear part."""
+    w = ev.weights
+    return meep_material_score(pos, w[int(w[H_LINEAR]) :])
+
+
+@njit(inline="always")
+def evaluate_hybrid(pos: Position, ev: Evaluator, network: float) -> float:
+    """:func:`evaluate` of a hybrid whose :func:`network_score` is known already (the
+    same float: the network's score plus the linear part's)."""
+    return network + _linear_part(pos, ev)
+
+
+@njit(inline="always")
 def material_estimate(pos: Position, ev: Evaluator) -> float:
     """The material and piece-square part of a linear meep score (what a lazy search
     may take for the whole when it is far from the window); for a hybrid over meep,
@@ -140,7 +167,6 @@ def material_estimate(pos: Position, ev: Evaluator) -> float:
     the same as the linear weights'); NaN for other models."""
     if ev.kind == LINEAR and ev.feature_set == _MEEP_ID:
         return meep_material_score(pos, ev.weights)
-    w = ev.weights
-    if ev.kind == NETWORK and w[H_LINEAR] != 0 and int(w[H_LINEAR_SET]) == _MEEP_ID:
-        return meep_material_score(pos, w[int(w[H_LINEAR]) :]) + _network_score(pos, ev)
+    if is_meep_hybrid(ev):
+        return hybrid_material(pos, ev) + _network_score(pos, ev)
     return np.nan

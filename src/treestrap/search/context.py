@@ -14,8 +14,8 @@ import numpy as np
 from treestrap.core.jit import njit
 from treestrap.core.move import MAX_MOVES
 from treestrap.core.position import Position
-from treestrap.evaluation.model import Evaluator
-from treestrap.search.value import MAX_PLY, static_value
+from treestrap.evaluation.model import Evaluator, evaluate_hybrid
+from treestrap.search.value import MAX_PLY, clip_value, static_value
 
 # Slots of ``stats``.
 NODES = 0  # main-search nodes (depth >= 1)
@@ -103,6 +103,23 @@ def cached_static_value(pos: Position, ev: Evaluator, ctx: SearchContext, key: n
         ctx.stats[EVAL_HITS] += 1
         return ctx.eval_values[slot + 1]
     v = static_value(pos, ev)
+    ctx.eval_keys[slot] = key
+    ctx.eval_values[slot + 1] = v
+    return v
+
+
+@njit(inline="always")
+def cached_hybrid_value(
+    pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64, network: float
+) -> float:
+    """:func:`cached_static_value` of a hybrid network whose network score is known
+    already (a lazy stand pat computed it): the same value, without computing the
+    network's hidden layers twice."""
+    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
+    if ctx.eval_keys[slot] == key:
+        ctx.stats[EVAL_HITS] += 1
+        return ctx.eval_values[slot + 1]
+    v = clip_value(evaluate_hybrid(pos, ev, network))
     ctx.eval_keys[slot] = key
     ctx.eval_values[slot + 1] = v
     return v

@@ -27,10 +27,17 @@ from treestrap.core.movegen import generate_captures, generate_moves
 from treestrap.core.piece import BISHOP, KNIGHT, NO_PIECE, PAWN, QUEEN, ROOK
 from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key, in_check
 from treestrap.core.status import is_insufficient_material, is_repetition
-from treestrap.evaluation.model import Evaluator, material_estimate
+from treestrap.evaluation.model import (
+    Evaluator,
+    hybrid_material,
+    is_meep_hybrid,
+    material_estimate,
+    network_score,
+)
 from treestrap.search.context import (
     STOPPED,
     SearchContext,
+    cached_hybrid_value,
     cached_static_value,
     count_node,
     searched_nodes,
@@ -125,6 +132,13 @@ def _stand_pat(
     threats, pawns, king safety; within a few hundred points) cannot bring it into the
     window: estimate - margin for a cut-off, estimate + margin for a fail low."""
     if margin > 0.0:
+        if is_meep_hybrid(ev):
+            # material_estimate's, with the network score kept for the exact value
+            network = network_score(pos, ev)
+            rough = hybrid_material(pos, ev) + network
+            if rough - margin >= beta:
+                return rough - margin
+            return cached_hybrid_value(pos, ev, ctx, key, network)
         rough = material_estimate(pos, ev)
         if rough - margin >= beta:
             return rough - margin
