@@ -80,7 +80,8 @@ def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR)
 
 
 @njit
-def _network_score(pos: Position, ev: Evaluator) -> float:
+def network_score(pos: Position, ev: Evaluator) -> float:
+    """A network's own score for the side to move (a hybrid's without its linear part)."""
     logit = network_value(pos, ev.weights)
     return white_relative_sign(pos) * score_from_logit(logit)
 
@@ -113,7 +114,7 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
             ev.idx[n] = LINEAR_PART_INPUT
             ev.val[n] = linear
             n += 1
-        return _network_score(pos, ev) + linear, n
+        return network_score(pos, ev) + linear, n
     n = feature_gradient(pos, ev.feature_set, ev.idx, ev.val)
     w = ev.weights
     score = 0.0
@@ -128,7 +129,7 @@ def evaluate(pos: Position, ev: Evaluator) -> float:
     :func:`evaluate_gradient`'s, without keeping the pairs (their scratch is left
     undefined)."""
     if ev.kind == NETWORK:
-        return _network_score(pos, ev) + _linear_part(pos, ev)
+        return network_score(pos, ev) + _linear_part(pos, ev)
     return feature_score(pos, ev.feature_set, ev.weights, ev.idx, ev.val)
 
 
@@ -137,12 +138,6 @@ def is_meep_hybrid(ev: Evaluator) -> bool:
     """Whether ``ev`` is a hybrid network whose linear part is over meep's features."""
     w = ev.weights
     return ev.kind == NETWORK and w[H_LINEAR] != 0 and int(w[H_LINEAR_SET]) == _MEEP_ID
-
-
-@njit(inline="always")
-def network_score(pos: Position, ev: Evaluator) -> float:
-    """A network's own score for the side to move (a hybrid's without its linear part)."""
-    return _network_score(pos, ev)
 
 
 @njit(inline="always")
@@ -168,5 +163,5 @@ def material_estimate(pos: Position, ev: Evaluator) -> float:
     if ev.kind == LINEAR and ev.feature_set == _MEEP_ID:
         return meep_material_score(pos, ev.weights)
     if is_meep_hybrid(ev):
-        return hybrid_material(pos, ev) + _network_score(pos, ev)
+        return hybrid_material(pos, ev) + network_score(pos, ev)
     return np.nan

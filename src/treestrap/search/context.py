@@ -94,18 +94,32 @@ def searched_nodes(ctx: SearchContext) -> int:
 
 
 @njit(inline="always")
+def _cached_value(ctx: SearchContext, key: np.uint64) -> tuple[bool, float]:
+    """Whether this search has evaluated the position of ``key`` before, and its value."""
+    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
+    if ctx.eval_keys[slot] == key:
+        ctx.stats[EVAL_HITS] += 1
+        return True, ctx.eval_values[slot + 1]
+    return False, 0.0
+
+
+@njit(inline="always")
+def _cache_value(ctx: SearchContext, key: np.uint64, v: float) -> float:
+    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
+    ctx.eval_keys[slot] = key
+    ctx.eval_values[slot + 1] = v
+    return v
+
+
+@njit(inline="always")
 def cached_static_value(pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64) -> float:
     """:func:`~treestrap.search.value.static_value` of ``pos`` (whose key is ``key``),
     read back when this search has evaluated the position before: a static value
     depends on the position alone, so the tree searched is the same either way."""
-    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
-    if ctx.eval_keys[slot] == key:
-        ctx.stats[EVAL_HITS] += 1
-        return ctx.eval_values[slot + 1]
-    v = static_value(pos, ev)
-    ctx.eval_keys[slot] = key
-    ctx.eval_values[slot + 1] = v
-    return v
+    hit, v = _cached_value(ctx, key)
+    if hit:
+        return v
+    return _cache_value(ctx, key, static_value(pos, ev))
 
 
 @njit(inline="always")
@@ -115,11 +129,7 @@ def cached_hybrid_value(
     """:func:`cached_static_value` of a hybrid network whose network score is known
     already (a lazy stand pat computed it): the same value, without computing the
     network's hidden layers twice."""
-    slot = 2 * np.int64(key & np.uint64(EVAL_CACHE_SLOTS - 1))
-    if ctx.eval_keys[slot] == key:
-        ctx.stats[EVAL_HITS] += 1
-        return ctx.eval_values[slot + 1]
-    v = clip_value(evaluate_hybrid(pos, ev, network))
-    ctx.eval_keys[slot] = key
-    ctx.eval_values[slot + 1] = v
-    return v
+    hit, v = _cached_value(ctx, key)
+    if hit:
+        return v
+    return _cache_value(ctx, key, clip_value(evaluate_hybrid(pos, ev, network)))

@@ -55,7 +55,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # what the linear weights miss. TreeStrap(alpha-beta) with quiescence node values,
     # depth 3, a replay set of 300,000 positions with 8 mini-batch steps of 128 after
     # each search, step 0.001. 700 games: the held-out error fell until then and rose
-    # after (step 0.003 overfitted after 100 games; depth-4 trees after 50). Clipped
+    # after (step 0.003 overfitted after 100 games; depth-4 trees after 25). Clipped
     # ReLU units and 32 of them keep the tournament search at 0.7x `learned`'s speed.
     "strong-net": {
         "model": "crelu:32",
