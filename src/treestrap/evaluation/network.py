@@ -242,9 +242,10 @@ def _record(buf: np.ndarray, slot: int, n: int, feature: int, sign: float) -> in
 
 
 @njit
-def _undo_step(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
+def _undo_step(pos: Position, buf: np.ndarray, ply: int, side: int, on_mailbox: bool) -> None:
     """Record the inputs that move ``ply - 1`` (from ``pos.hist``) switched, and take it
-    back on the mailbox scratch, which holds the position at ``ply`` (``side`` to move)."""
+    back on the mailbox scratch, which holds the position at ``ply`` (``side`` to move);
+    without ``on_mailbox`` the position at ``ply`` is ``pos`` itself: only record."""
     mb = int(buf[H_MAILBOX])
     slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
     n = 0
@@ -255,27 +256,31 @@ def _undo_step(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
         frm = move_from(move)
         to = move_to(move)
         flag = move_flag(move)
-        arrived = int(buf[mb + to])
+        arrived = int(buf[mb + to]) if on_mailbox else int(pos.board[to])
         left = us * 6 + PAWN if flag & 8 else arrived
         n = _record(buf, slot, n, left * 64 + frm, -1.0)
         n = _record(buf, slot, n, arrived * 64 + to, 1.0)
-        buf[mb + to] = NO_PIECE
-        buf[mb + frm] = left
         captured = np.int64(h[H_CAPTURED])
+        cap_sq = to
         if captured != NO_PIECE:
-            cap_sq = to
             if flag == EP_CAPTURE:
                 cap_sq = to - 8 if us == WHITE else to + 8
             n = _record(buf, slot, n, captured * 64 + cap_sq, -1.0)
-            buf[mb + cap_sq] = captured
-        if flag == KING_CASTLE or flag == QUEEN_CASTLE:
-            rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
-            rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
-            rook = us * 6 + ROOK
+        castles = flag == KING_CASTLE or flag == QUEEN_CASTLE
+        rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
+        rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
+        rook = us * 6 + ROOK
+        if castles:
             n = _record(buf, slot, n, rook * 64 + rook_from, -1.0)
             n = _record(buf, slot, n, rook * 64 + rook_to, 1.0)
-            buf[mb + rook_to] = NO_PIECE
-            buf[mb + rook_from] = rook
+        if on_mailbox:
+            buf[mb + to] = NO_PIECE
+            buf[mb + frm] = left
+            if captured != NO_PIECE:
+                buf[mb + cap_sq] = captured
+            if castles:
+                buf[mb + rook_to] = NO_PIECE
+                buf[mb + rook_from] = rook
     n = _record(buf, slot, n, SIDE_TO_MOVE, 1.0 if side == WHITE else -1.0)
     for j in range(n, DIFF_WIDTH):
         buf[slot + j] = 0.0
@@ -339,15 +344,22 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
         refresh_accumulator(pos, buf, row)
         return row
     t0 = int(buf[H_TAGS])
+    side = pos.st[ST_SIDE]
+    if ply > 0 and _tagged(buf, t0, (ply - 1) & _MASK, pos.keys[ply - 1]):
+        # the parent's row is up to date (the usual case in a search): one step from
+        # it, read off the board without copying it to the mailbox
+        _undo_step(pos, buf, ply, side, False)
+        _apply_step(buf, ply, 1.0)
+        _tag(buf, t0, row, pos.keys[ply])
+        return row
     mb = int(buf[H_MAILBOX])
     for sq in range(64):
         buf[mb + sq] = pos.board[sq]
     lowest = max(0, ply - _MASK)
-    side = pos.st[ST_SIDE]
     k = ply
     found = False
     while k > lowest:
-        _undo_step(pos, buf, k, side)
+        _undo_step(pos, buf, k, side, True)
         k -= 1
         side = 1 - side
         if _tagged(buf, t0, k & _MASK, pos.keys[k]):
