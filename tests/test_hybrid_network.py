@@ -25,16 +25,9 @@ from treestrap.evaluation.model import (
     LINEAR_PART_INPUT,
     evaluate,
     evaluate_gradient,
-    hybrid_material,
     material_estimate,
-    network_score,
-    network_score_bound,
 )
-from treestrap.evaluation.network_weights import (
-    NetworkModel,
-    describe_network,
-    update_network_evaluator,
-)
+from treestrap.evaluation.network_weights import NetworkModel, describe_network
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import learned_model
 from treestrap.evaluation.weight_file_format import (
@@ -273,52 +266,6 @@ def test_the_stand_pat_of_a_hybrid_is_its_static_value_or_the_lazy_bound() -> No
                 assert float(stand) == exact
             low = float(material_estimate(pos, ev)) - margin
             assert float(_stand_pat(pos, ev, ctx, key, margin, -INFINITE, low)) == low
-
-
-@pytest.mark.parametrize("sizes", [[16, 1], [8, 4, 1]])
-@pytest.mark.parametrize("activation", ["tanh", "crelu"])
-def test_the_network_score_bound_is_the_largest_output_the_last_layer_allows(
-    sizes: list[int], activation: str
-) -> None:
-    """The bound is the largest |output| over every corner of the last hidden layer's
-    range (found here by enumerating them), and no position's score exceeds it."""
-    params = random_network_parameters(sizes, seed=5, scale=8.0)
-    model = NetworkModel(sizes, params, linear=learned_model().weights, activation=activation)
-    ev = model.evaluator()
-    last = sizes[-2]
-    weights, bias = params[-(last + 1) : -1], params[-1]
-    floor = 0.0 if activation == "crelu" else -1.0
-    corners = np.array(np.meshgrid(*[[floor, 1.0]] * last)).reshape(last, -1)
-    largest = float(np.max(np.abs(bias + weights @ corners))) * CENTIPAWNS_PER_LOGIT
-    assert float(network_score_bound(ev)) == pytest.approx(largest, rel=1e-12)
-    for fen in FENS:
-        assert abs(float(network_score(parse_fen(fen), ev))) <= largest
-    # a learner's step bounds the output anew
-    update_network_evaluator(ev, 2.0 * params)
-    assert float(network_score_bound(ev)) == pytest.approx(2.0 * largest, rel=1e-9)
-
-
-def test_logistic_regression_has_no_network_score_bound() -> None:
-    params = random_network_parameters([1], seed=5)
-    ev = NetworkModel([1], params, linear=learned_model().weights).evaluator()
-    assert float(network_score_bound(ev)) == np.inf
-
-
-def test_a_hybrid_stands_pat_on_its_material_when_no_network_score_reaches_the_window() -> None:
-    """Far enough above beta, the stand pat is material - bound - margin, computed before
-    the network; a window just above that computes the network's tighter bound."""
-    ev = _hybrid().evaluator()
-    margin = 300.0
-    ctx = new_context()
-    for fen in FENS:
-        pos = parse_fen(fen)
-        key = np.uint64(current_key(pos))
-        floor = float(hybrid_material(pos, ev)) - float(network_score_bound(ev)) - margin
-        assert float(_stand_pat(pos, ev, ctx, key, margin, -INFINITE, floor)) == floor
-        rough = float(material_estimate(pos, ev)) - margin
-        assert rough > floor
-        beta = np.nextafter(floor, np.inf)
-        assert float(_stand_pat(pos, ev, ctx, key, margin, -INFINITE, beta)) == rough
 
 
 def test_a_crelu_hybrid_trains_resumes_and_says_its_activation(tmp_path: Path) -> None:

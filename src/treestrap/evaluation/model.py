@@ -39,7 +39,7 @@ from treestrap.evaluation.feature_sets.dispatch import (
 )
 from treestrap.evaluation.feature_sets.meep import FEATURE_SET as MEEP
 from treestrap.evaluation.feature_sets.meep import meep_material_score
-from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, H_OUTPUT_BOUND, network_value
+from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
 
 LINEAR = 0
@@ -145,13 +145,6 @@ def hybrid_material(pos: Position, ev: Evaluator) -> float:
     """The material and piece-square part of a meep hybrid's linear part."""
     w = ev.weights
     return meep_material_score(pos, w[int(w[H_LINEAR]) :])
-
-
-@njit(inline="always")
-def network_score_bound(ev: Evaluator) -> float:
-    """The largest ``|network_score|`` a network's parameters allow (inf for logistic
-    regression): a lazy search may bound a hybrid's score without its hidden layers."""
-    return score_from_logit(ev.weights[H_OUTPUT_BOUND])
 
 
 @njit(inline="always")

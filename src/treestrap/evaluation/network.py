@@ -77,8 +77,7 @@ MAX_LAYERS = 8
 H_LINEAR = H_SIZES + MAX_LAYERS  # offset of a linear part's weights; 0: none
 H_LINEAR_SET = H_LINEAR + 1  # the linear part's feature set id
 H_ACTIVATION = H_LINEAR_SET + 1  # the hidden units' activation: TANH or CRELU
-H_OUTPUT_BOUND = H_ACTIVATION + 1  # the largest |output| the parameters allow (inf: none)
-HEADER = H_OUTPUT_BOUND + 1
+HEADER = H_ACTIVATION + 1
 
 #: Hidden-unit activations (the header's codes, and the names files and options use).
 TANH = 0
@@ -170,7 +169,6 @@ def pack_network(
     buf[tags:end] = -1.0  # no row tagged yet: no key's half is negative
     buf[H_SIZES : H_SIZES + len(sizes)] = sizes
     buf[HEADER:acc] = params
-    refresh_output_bound(buf)
     return buf
 
 
@@ -182,36 +180,9 @@ def packed_parameters(buf: np.ndarray) -> np.ndarray:
 
 @njit
 def invalidate_accumulators(buf: np.ndarray) -> None:
-    """Forget every accumulator row, and bound the output anew (after the parameters
-    changed)."""
+    """Forget every accumulator row (after the parameters changed)."""
     tags = int(buf[H_TAGS])
     buf[tags : tags + 2 * ACC_SLOTS] = -1.0
-    refresh_output_bound(buf)
-
-
-@njit
-def refresh_output_bound(buf: np.ndarray) -> None:
-    """Store in the header the largest ``|z_win - z_loss|`` the network can output: the
-    last hidden layer's activations lie in [0, 1] (clipped ReLU) or [-1, 1] (tanh), so
-    the output lies within its bias plus each weight times the end of that range that
-    moves it furthest. Logistic regression has no bound (inf)."""
-    layers = int(buf[H_LAYERS])
-    if layers == 1:
-        buf[H_OUTPUT_BOUND] = np.inf
-        return
-    floor = 0.0 if buf[H_ACTIVATION] == CRELU else -1.0
-    off = HEADER + (int(buf[H_INPUTS]) + 1) * int(buf[H_SIZES])
-    fan_in = int(buf[H_SIZES])
-    for k in range(1, layers - 1):
-        size = int(buf[H_SIZES + k])
-        off += size * fan_in + size
-        fan_in = size
-    low = high = buf[off + fan_in]  # the output's bias, after its weights
-    for j in range(fan_in):
-        w = buf[off + j]
-        low += min(w * floor, w)
-        high += max(w * floor, w)
-    buf[H_OUTPUT_BOUND] = max(abs(low), abs(high))
 
 
 @njit

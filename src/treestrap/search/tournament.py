@@ -33,7 +33,6 @@ from treestrap.evaluation.model import (
     is_meep_hybrid,
     material_estimate,
     network_score,
-    network_score_bound,
 )
 from treestrap.search.context import (
     STOPPED,
@@ -134,14 +133,9 @@ def _stand_pat(
     window: estimate - margin for a cut-off, estimate + margin for a fail low."""
     if margin > 0.0:
         if is_meep_hybrid(ev):
-            # First without the network (its score is bounded), then with it: the
-            # estimate is material_estimate's, its network score kept for the exact value.
-            material = hybrid_material(pos, ev)
-            floor = material - network_score_bound(ev) - margin
-            if floor >= beta:
-                return floor
+            # material_estimate's, with the network score kept for the exact value
             network = network_score(pos, ev)
-            rough = material + network
+            rough = hybrid_material(pos, ev) + network
             if rough - margin >= beta:
                 return rough - margin
             return cached_hybrid_value(pos, ev, ctx, key, network)
