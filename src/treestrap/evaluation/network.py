@@ -31,15 +31,17 @@ linear part    optional: the weights theta of a linear evaluation over another f
 The accumulator. Layer 0's pre-activation ``b0 + sum of the columns of the active
 inputs`` of the position at ply ``p`` lives in row ``p % ACC_SLOTS``, tagged with the
 position's key. Evaluating a position whose row is not tagged with its key walks back
-through the moves of ``pos.hist`` (on a copy of the mailbox) to the nearest ancestor whose
-row is, then fills every row on the way forward by adding the columns of pieces that
-arrived and subtracting those that left (and the side-to-move column): Stockfish's lazy
-update, with no hook in make/unmake and no search code that knows about networks. A row
-is trusted only while its tag matches, so rows left by another line, another search or
-another position object cost a recomputation, never a wrong value. When no ancestor
-within ``ACC_SLOTS`` plies has a row, the position's row is computed from scratch and the
-rows of the ancestors walked through are filled backwards from it. After any change of
-the parameters call :func:`invalidate_accumulators`.
+through the moves of ``pos.hist`` (on a copy of the mailbox) to the nearest ancestor
+whose row is, then fills every row on the way forward by adding the columns of pieces
+that arrived and subtracting those that left (and the side-to-move column; a position
+one move from a tagged parent, the usual case, reads that move off its own board and
+skips the copy): Stockfish's lazy update, with no hook in make/unmake and no search code
+that knows about networks. A row is trusted only while its tag matches, so rows left by
+another line, another search or another position object cost a recomputation, never a
+wrong value. When no ancestor within ``ACC_SLOTS`` plies has a row, the position's row
+is computed from scratch and the rows of the ancestors walked through are filled
+backwards from it. After any change of the parameters call
+:func:`invalidate_accumulators`.
 
 Exact sums. Layer-0 parameters are rounded to a binary grid when a network is packed
 (:func:`quantize_first_layer`): multiples of ``2**(e - 52)`` where ``2**e`` is at least
