@@ -283,3 +283,12 @@ def test_train_with_actors_killed_whole_and_resumed(tmp_path: Path) -> None:
     assert result.kills == 2
     assert result.check.ok, result.check.problems
     assert result.check.games == 4 * result.runs
+
+
+def test_a_teacher_is_refused_with_actors(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Actors search with the network they were sent (``--publish-every``): a network run
+    with ``--teacher-every`` and actors ends in one error line, not a traceback."""
+    args = ["train", "--model", "mlp:4", "--games", "1", "--teacher-every", "2"]
+    assert main([*args, "--actors", "2", "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert "\nerror: --teacher-every G is the one-process loop's" in err and "Traceback" not in err

@@ -355,3 +355,49 @@ def test_network_step_decay_and_weight_decay_reach_the_sgd() -> None:
     t.optimizer.step()
     for b, p in zip(before, t.model.parameters(), strict=True):
         assert torch.allclose(p.detach(), b * (1 - 0.02 * 0.5))
+
+
+def test_a_teacher_holds_the_searches_network_for_its_games_and_through_a_resume() -> None:
+    """``teacher_every`` G: the searches' evaluator gets the network at games 1, G + 1,
+    ... and not after each search, while the steps go on; a trainer restored from the
+    state searches with the teacher's parameters, not the newest ones."""
+    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+    from treestrap.learn.torch_network import network_parameters_of, torch_network
+
+    sizes = [6, 1]
+    params = random_network_parameters(sizes, seed=5, scale=2.0)
+    hyper = ReplayHyper(capacity=70, batch=16, nodes=25, steps=3, lr=0.05, teacher_every=2)
+    written: list[np.ndarray] = []
+
+    def trainer() -> ReplayTrainer:
+        def write(_evaluator: object, parameters: np.ndarray) -> None:
+            written.append(parameters.copy())
+
+        return ReplayTrainer(
+            torch_network(sizes, params), None, network_parameters_of, hyper, write=write
+        )
+
+    ev = NetworkModel(sizes, params).evaluator()
+    trees = [_walk_tree(ev, fen)[1] for fen in random_positions(3, seed=6, min_ply=6)]
+    a = trainer()
+    a.start_game(1)
+    count = len(written)
+    for tree in trees[:2]:
+        a.learn_from_tree(tree)
+    a.start_game(2)
+    assert len(written) == count  # the searches still have the first network
+    assert np.array_equal(a.search_parameters, params)
+    stepped = network_parameters_of(a.model)
+    assert not np.array_equal(stepped, params)
+
+    saved = {k: v.copy() for k, v in a.state().items()}
+    b = trainer()
+    b.load_state(saved)
+    assert np.array_equal(written[-1], params)  # restored: the teacher, not the newest
+    assert np.array_equal(network_parameters_of(b.model), stepped)
+
+    a.start_game(3)  # game G + 1: the newest network
+    assert np.array_equal(written[-1], stepped) and np.array_equal(a.search_parameters, stepped)
+    hyper.teacher_every = 0
+    a.learn_from_tree(trees[2])  # without a teacher: after every search
+    assert np.array_equal(written[-1], network_parameters_of(a.model))

@@ -284,6 +284,25 @@ def _final(run: Path) -> tuple[np.ndarray, list[float]]:
     return weights.weights, [r["replay_loss"] for r in rows]
 
 
+def test_a_resumed_run_with_a_teacher_repeats_an_uninterrupted_one(tmp_path: Path) -> None:
+    """``--teacher-every 3``: four games in one go, and two then resumed to four (game 3
+    still searches with the network of game 1), end with the same parameters; a run
+    whose searches take every step ends elsewhere (so the comparison can fail)."""
+    import dataclasses
+
+    def config(games: int, every: int = 3) -> TrainConfig:
+        return dataclasses.replace(_resume_config("treestrap-ab", games), teacher_every=every)
+
+    whole, half, plain = tmp_path / "whole", tmp_path / "half", tmp_path / "plain"
+    train(config(4), whole)
+    train(config(2), half)
+    train(config(4), half, resume=True)
+    train(config(4, every=0), plain)
+    assert np.array_equal(_final(half)[0], _final(whole)[0])
+    assert _final(half)[1] == _final(whole)[1]
+    assert not np.array_equal(_final(plain)[0], _final(whole)[0])
+
+
 @pytest.mark.parametrize("algorithm", ["treestrap-mm", "treestrap-ab"])
 def test_a_resumed_network_run_repeats_an_uninterrupted_one_bit_for_bit(
     algorithm: str, tmp_path: Path

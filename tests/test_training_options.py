@@ -261,6 +261,7 @@ NETWORK_CONFIG_KEYS = [
     "tree_nodes",
     "momentum",
     "weight_decay",
+    "teacher_every",
     "replay_steps",
 ]
 

@@ -298,6 +298,10 @@ def train_distributed(
         opened.close()
         # Actors ship samples without the linear parts a hybrid's learner needs.
         raise ValueError("a hybrid network (--linear-part) trains in one process: --actors 1")
+    if opened.config.teacher_every:
+        opened.close()
+        # Actors search with the network they were sent: --publish-every K is their teacher.
+        raise ValueError("--teacher-every G is the one-process loop's: actors use --publish-every")
     try:
         return run_learner(opened, backend, on_game, time_limit, publish_every, stats)
     finally:

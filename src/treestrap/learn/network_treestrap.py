@@ -47,7 +47,7 @@ class ReplayAlgorithm:
         # Mini-batches drawn from (seed, game number), the replay set and momentum
         # restored with the run: a resumed run goes on as it would have.
         self.trainer.rng = np.random.default_rng([self.seed, number])
-        self.trainer.set_schedule(number)
+        self.trainer.start_game(number)
         self.losses = []
 
     def observe(self, step: Step) -> None:

@@ -312,6 +312,10 @@ class ReplayHyper:
     seed: int = 0
     #: Samples are the nodes' principal quiescence leaves (``--node-value quiescence``).
     leaves: bool = False
+    #: Games between copies of the network into the searches (``--teacher-every``):
+    #: 0 copies it after every search; G > 0 keeps the searches' copy frozen for G
+    #: games, a target network against the drift of bootstrapped targets.
+    teacher_every: int = 0
 
 
 class ReplayTrainer:
@@ -351,6 +355,9 @@ class ReplayTrainer:
         self.write = write
         self.replay = ReplaySet(h.capacity, layout)
         self.rng = np.random.default_rng(h.seed)
+        #: the parameters the searches' evaluator holds (the frozen teacher's when
+        #: ``teacher_every`` > 0), saved with the run so that a resume searches with them
+        self.search_parameters = np.zeros(0)
         self.optimizer = torch.optim.SGD(
             model.parameters(),  # type: ignore[attr-defined]
             lr=h.lr,
@@ -367,9 +374,21 @@ class ReplayTrainer:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
+    def start_game(self, game: int) -> None:
+        """Game ``game`` (1-based) begins: its learning rate, and with ``teacher_every``
+        G > 0 a fresh copy of the network for the searches at games 1, G + 1, 2G + 1..."""
+        self.set_schedule(game)
+        every = self.hyper.teacher_every
+        if every > 0 and (game - 1) % every == 0:
+            self.sync()
+
     def sync(self) -> None:
         """Copy the torch model's parameters into the compiled evaluator."""
-        self.write(self.evaluator, self.parameters_of(self.model))
+        self._write_search(self.parameters_of(self.model))
+
+    def _write_search(self, parameters: np.ndarray) -> None:
+        self.search_parameters = np.array(parameters, dtype=np.float64)
+        self.write(self.evaluator, self.search_parameters)
 
     def learn_from_tree(self, tree: SearchTree) -> float:
         """Add ``tree``'s first K nodes with their bounds, take the configured steps,
@@ -394,7 +413,8 @@ class ReplayTrainer:
             minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
             for _ in range(h.steps)
         ]
-        self.sync()
+        if h.teacher_every == 0:
+            self.sync()
         return float(np.mean(losses))
 
     def state(self) -> dict[str, np.ndarray]:
@@ -412,6 +432,7 @@ class ReplayTrainer:
             **self.replay.state(),
             "parameters": _flatten(params),
             "momentum": _flatten(buffers) if have else np.zeros(0),
+            "search_parameters": self.search_parameters.copy(),
         }
 
     def load_state(self, state: dict[str, np.ndarray]) -> None:
@@ -433,7 +454,13 @@ class ReplayTrainer:
             buffer = torch.empty_like(p, memory_format=torch.contiguous_format)
             buffer.copy_(torch.from_numpy(v))
             self.optimizer.state[p]["momentum_buffer"] = buffer
-        self.sync()
+        # The searches go on with the network they had (a frozen teacher's); states
+        # saved before it was kept searched with the parameters themselves.
+        search = np.asarray(state.get("search_parameters", np.zeros(0)))
+        if search.size == sum(p.numel() for p in params):
+            self._write_search(search)
+        else:
+            self.sync()
 
     def _params(self) -> list[Any]:
         return [p for group in self.optimizer.param_groups for p in group["params"]]

@@ -53,6 +53,7 @@ class RuleConfig(Protocol):
     replay_steps: int
     momentum: float
     weight_decay: float
+    teacher_every: int
     node_value: str
 
 
@@ -96,6 +97,7 @@ def make_rule(
             step_decay=config.step_decay,
             seed=config.seed,
             leaves=config.node_value == "quiescence",
+            teacher_every=config.teacher_every,
         )
         if isinstance(model, Connect4NetworkModel):
             net = torch_network(list(model.sizes), model.weights, INPUT_NB)

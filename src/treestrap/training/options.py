@@ -531,6 +531,19 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         check=Check(lambda v: 0.0 <= v < 1.0, "weight decay must be in [0, 1), got {value}"),
     ),
     TrainOption(
+        "teacher_every",
+        int,
+        0,
+        doc="Algorithm 7: games between copies of the network into the searches. 0 copies "
+        "it after every search; G > 0 keeps the searches on a frozen copy (a teacher, as "
+        "DQN's target network) for G games, so the targets do not drift with each step",
+        kinds=(NETWORK,),
+        flag="--teacher-every",
+        metavar="G",
+        help="the searches take the newest network every G games (default 0: after every search)",
+        check=Check(lambda v: v >= 0, "teacher every must be >= 0 games, got {value}"),
+    ),
+    TrainOption(
         "replay_steps",
         int,
         1,
