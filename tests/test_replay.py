@@ -401,3 +401,24 @@ def test_a_teacher_holds_the_searches_network_for_its_games_and_through_a_resume
     hyper.teacher_every = 0
     a.learn_from_tree(trees[2])  # without a teacher: after every search
     assert np.array_equal(written[-1], network_parameters_of(a.model))
+
+
+def test_the_packed_ring_keeps_rows_as_if_written_one_by_one() -> None:
+    """Rows go into the ring bit-packed; batches larger than the ring keep their last
+    rows, in slots and with bounds as a row-by-row ring would put them."""
+    rng = np.random.default_rng(3)
+    replay = ReplaySet(7)
+    slots = [np.zeros(BITBOARD.size, dtype=np.uint8)] * 7
+    values: list[float] = [0.0] * 7
+    nxt = 0
+    for n in (3, 12, 5):
+        rows = (rng.random((n, BITBOARD.size)) < 0.1).astype(np.uint8)
+        lo = rng.random(n)
+        replay._put(rows, lo, lo, np.zeros(n))
+        for row, v in zip(rows, lo, strict=True):
+            slots[nxt], values[nxt] = row, v
+            nxt = (nxt + 1) % 7
+        assert replay.next == nxt
+        assert np.array_equal(replay.inputs, np.array(slots))
+        assert np.array_equal(replay.lower, np.array(values))
+    assert replay.size == 7 and replay.packed.shape == (7, 97)
