@@ -54,9 +54,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     # MLP's output starts at zero, so the run starts as strong as `learned` and learns
     # what the linear weights miss. TreeStrap(alpha-beta) with quiescence node values,
     # depth 3, 8 mini-batch steps of 128 after each search, step 0.001. The replay set
-    # holds 3,000,000 positions (about 50 games of trees, 2.4 GB): with 300,000 (5
-    # games) the same run gained +22 at depth 4, with 3,000,000 +52. 700 games: the
-    # depth-4 gain peaks between 700 and 800 (step 0.003 peaks near 250, and lower).
+    # holds 3,000,000 positions (about 50 games of trees, 291 MB bit-packed): with
+    # 300,000 (5 games) the same run gained +22 at depth 4, with 3,000,000 +52. 700
+    # games: the depth-4 gain peaks between 700 and 800 (step 0.003 peaks near 250, and
+    # lower). A frozen teacher (--teacher-every 100) gained +67 at depth 4 by 1000 games
+    # but not at 10s+0.1s (-49 against learned, this one's -33), so it is not set here.
     "strong-net": {
         "model": "crelu:32",
         "linear_part": "learned",
