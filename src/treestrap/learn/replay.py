@@ -51,13 +51,16 @@ from typing import Any
 
 import numpy as np
 
+from treestrap.core.jit import njit
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
+from treestrap.learn.compiled_step import compiled_steps
 from treestrap.learn.optimizer import Optimizer, decay_factor
 from treestrap.learn.replay_inputs import CHESS_INPUTS, ReplayInputs
-from treestrap.search.tree import TERMINAL, SearchTree, node_gradient, tree_size
+from treestrap.learn.torch_network import twin_shape
+from treestrap.search.tree import TERMINAL, SearchTree, tree_size
 
 
 @dataclass
@@ -187,41 +190,70 @@ class ReplaySet:
         self.size, self.next = size, nxt
 
 
+@njit
+def _node_samples(
+    feat_start: np.ndarray,
+    feat_idx: np.ndarray,
+    feat_val: np.ndarray,
+    nodes: np.ndarray,
+    size: int,
+    rows: np.ndarray,
+    signs: np.ndarray,
+    linear: np.ndarray,
+) -> None:
+    """:func:`tree_inputs`, :func:`leaf_sign` and :func:`linear_parts` of ``nodes`` in
+    one compiled pass over their recorded pairs (into ``rows`` (zeroed), ``signs`` and
+    ``linear``)."""
+    for r in range(nodes.size):
+        total = 0.0
+        part = 0.0
+        for t in range(feat_start[nodes[r]], feat_start[nodes[r] + 1]):
+            i = feat_idx[t]
+            v = feat_val[t]
+            if i == LINEAR_PART_INPUT:
+                part += v
+                continue
+            if i < size:
+                rows[r, i] = np.uint8(abs(v))
+            if i < BITBOARD_SIZE:
+                total += v
+        signs[r] = -1.0 if total < 0 else 1.0
+        linear[r] = part
+
+
+def _samples_of(
+    tree: SearchTree, nodes: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input rows, leaf signs, linear parts) of tree ``nodes``: :func:`_node_samples`."""
+    nodes = np.ascontiguousarray(nodes, dtype=np.int64)
+    rows = np.zeros((len(nodes), size), dtype=np.uint8)
+    signs = np.ones(len(nodes))
+    linear = np.zeros(len(nodes))
+    _node_samples(tree.feat_start, tree.feat_idx, tree.feat_val, nodes, size, rows, signs, linear)
+    return rows, signs, linear
+
+
 def tree_inputs(tree: SearchTree, nodes: np.ndarray, size: int = BITBOARD_SIZE) -> np.ndarray:
     """Dense input rows (``size`` inputs: chess's ``bitboard`` by default) of tree
     ``nodes``, from the input pairs a network evaluator recorded (see
     :func:`treestrap.evaluation.model.evaluate_gradient`); a node recorded through its
     quiescence leaf has its pairs signed -1 when the leaf is an odd number of plies
     below it: the row is the leaf's all the same."""
-    out = np.zeros((len(nodes), size), dtype=np.uint8)
-    for r, i in enumerate(nodes):
-        idx, val = node_gradient(tree, int(i))
-        inputs = idx < size  # a hybrid's linear part is not an input
-        out[r, idx[inputs]] = np.abs(val[inputs]).astype(np.uint8)
-    return out
+    return _samples_of(tree, nodes, size)[0]
 
 
 def leaf_sign(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     """-1 for the ``nodes`` recorded through a quiescence leaf an odd number of plies
     below them (their input pairs are signed -1: the leaf's side to move is the other
     one), +1 for the rest."""
-    signs = np.ones(len(nodes))
-    for r, i in enumerate(nodes):
-        idx, val = node_gradient(tree, int(i))
-        if val[idx < BITBOARD_SIZE].sum() < 0:
-            signs[r] = -1.0
-    return signs
+    return _samples_of(tree, nodes, BITBOARD_SIZE)[1]
 
 
 def linear_parts(tree: SearchTree, nodes: np.ndarray) -> np.ndarray:
     """A hybrid network's linear part at each of ``nodes`` (the value of its
     :data:`~treestrap.evaluation.model.LINEAR_PART_INPUT` pair, in the node's frame:
     signed as the node's other pairs); 0 for a plain network's nodes."""
-    out = np.zeros(len(nodes))
-    for r, i in enumerate(nodes):
-        idx, val = node_gradient(tree, int(i))
-        out[r] = val[idx == LINEAR_PART_INPUT].sum()
-    return out
+    return _samples_of(tree, nodes, BITBOARD_SIZE)[2]
 
 
 def tree_samples(
@@ -258,15 +290,12 @@ def hybrid_tree_samples(
     lower, upper = tree.lower[order], tree.upper[order]
     keep = np.isfinite(lower) | np.isfinite(upper)
     order, lower, upper = order[keep], lower[keep], upper[keep]
-    sign = leaf_sign(tree, order) if leaves else np.ones(len(order))
+    rows, sign, linear = _samples_of(tree, order, size)
     if leaves:
         lower, upper = np.where(sign > 0, lower, -upper), np.where(sign > 0, upper, -lower)
-    return (
-        tree_inputs(tree, order, size),
-        lower.astype(np.float64),
-        upper.astype(np.float64),
-        sign * linear_parts(tree, order),
-    )
+    else:
+        sign = np.ones(len(order))
+    return rows, lower.astype(np.float64), upper.astype(np.float64), sign * linear
 
 
 def add_tree(replay: ReplaySet, tree: SearchTree, k: int, leaves: bool = False) -> int:
@@ -356,6 +385,7 @@ class ReplayTrainer:
         hyper: ReplayHyper | None = None,
         layout: ReplayInputs = CHESS_INPUTS,
         write: Callable[[Any, np.ndarray], None] = update_network_evaluator,
+        compiled: bool = True,
     ) -> None:
         import torch
 
@@ -381,6 +411,9 @@ class ReplayTrainer:
             nesterov=h.momentum > 0,
             weight_decay=h.weight_decay,
         )
+        #: the steps run compiled (:mod:`treestrap.learn.compiled_step`, 20x torch's
+        #: speed) for the torch twin of a compiled network; torch steps other models
+        self.compiled = compiled and twin_shape(model) is not None
         self.sync()
 
     def set_schedule(self, game: int) -> None:
@@ -425,10 +458,17 @@ class ReplayTrainer:
         elsewhere, as a distributed run's actors ship them: add, step, sync."""
         h = self.hyper
         self.replay.add(inputs, values, upper, linear)
-        losses = [
-            minibatch_step(self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng)
-            for _ in range(h.steps)
-        ]
+        if self.compiled:
+            losses = compiled_steps(
+                self.model, self.optimizer, self.replay, h.batch, h.objective, h.steps, self.rng
+            )
+        else:
+            losses = [
+                minibatch_step(
+                    self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng
+                )
+                for _ in range(h.steps)
+            ]
         if h.teacher_every == 0:
             self.sync()
         return float(np.mean(losses))

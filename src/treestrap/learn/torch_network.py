@@ -110,30 +110,58 @@ def torch_network(
 
     net = mlp(n_inputs, sizes[:-1], sizes[-1], dtype=torch.float64, activation=activation)
     params = np.asarray(params, dtype=np.float64).reshape(-1)
-    at = 0
-    with torch.no_grad():
-        for k, linear in enumerate(net.linears()):
-            out, inp = linear.weight.shape
-            w = params[at : at + out * inp]
-            at += out * inp
-            # Layer 0 is stored input-major: its rows are the inputs' columns.
-            w = w.reshape(inp, out).T if k == 0 else w.reshape(out, inp)
-            linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
-            linear.bias.copy_(torch.from_numpy(params[at : at + out].copy()))
-            at += out
-    if at != params.size:
-        raise ValueError(f"{params.size} parameters for a network of layers {sizes} ({at})")
+    tensors = [t for linear in net.linears() for t in (linear.weight, linear.bias)]
+    if params.size != sum(t.numel() for t in tensors):
+        raise ValueError(f"{params.size} parameters for a network of layers {sizes}")
+    copy_network_order(params, tensors)
     return _scores_module()(net)
+
+
+def copy_network_order(flat: np.ndarray, tensors: list[Any]) -> None:
+    """Write flat parameters in the compiled network's order into ``tensors``, the
+    torch order (each layer's weight ``[out, in]`` then bias; the float64 parameters of
+    a :func:`torch_network` or the optimizer buffers shaped like them), through numpy
+    views of their memory (torch's own copies cost more than the compiled steps).
+    Layer 0 is stored input-major: its rows are the inputs' columns."""
+    at = 0
+    for k, t in enumerate(tensors):
+        view = t.detach().numpy()
+        part = flat[at : at + view.size]
+        if view.ndim == 2:
+            out, inp = view.shape
+            view[...] = part.reshape(inp, out).T if k == 0 else part.reshape(out, inp)
+        else:
+            view[...] = part
+        at += view.size
 
 
 def network_parameters_of(model: Any) -> np.ndarray:
     """The flat parameters of a :func:`torch_network` module (layer 0 input-major)."""
+    linears = model.net.linears()
+    return network_order([t for linear in linears for t in (linear.weight, linear.bias)])
+
+
+def network_order(tensors: list[Any]) -> np.ndarray:
+    """:func:`copy_network_order`'s inverse: torch-ordered tensors as one flat vector
+    in the compiled network's order."""
     parts: list[np.ndarray] = []
-    for k, linear in enumerate(model.net.linears()):
-        w = linear.weight.detach().double().numpy()
-        parts.append((w.T if k == 0 else w).reshape(-1))
-        parts.append(linear.bias.detach().double().numpy().copy())
+    for k, t in enumerate(tensors):
+        a = t.detach().double().numpy()
+        parts.append((a.T if k == 0 else a).reshape(-1).copy())
     return np.concatenate(parts)
+
+
+def twin_shape(model: Any) -> tuple[list[int], str] | None:
+    """The layer sizes and activation of a :func:`torch_network` module; ``None`` for
+    any other model (a supervised one, say)."""
+    import torch
+
+    if not isinstance(model, _scores_module()):
+        return None
+    linears = model.net.linears()
+    sizes = [linear.weight.shape[0] for linear in linears]
+    tanh = any(isinstance(m, torch.nn.Tanh) for m in model.net.hidden)
+    return sizes, "tanh" if tanh else "crelu"
 
 
 @functools.cache
