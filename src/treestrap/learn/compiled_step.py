@@ -49,23 +49,32 @@ def _forward(
     pre: np.ndarray,
     post: np.ndarray,
     z: np.ndarray,
+    active: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """``z`` = the output of every row of ``x``; each layer's pre-activations and
-    outputs go to ``pre``/``post`` (row ``b``, the layers' units one after another)."""
+    outputs go to ``pre``/``post`` (row ``b``, the layers' units one after another),
+    and each row's non-zero inputs to ``active[b, :counts[b]]``."""
     m, n_in = x.shape
     layers = sizes.size
     for b in range(m):
+        n = 0
+        for i in range(n_in):
+            if x[b, i] != 0.0:
+                active[b, n] = i
+                n += 1
+        counts[b] = n
         h0 = sizes[0]
         acc = pre[b, :h0]
         bias = params[n_in * h0 : n_in * h0 + h0]
         for j in range(h0):
             acc[j] = bias[j]
-        for i in range(n_in):
-            v = x[b, i]
-            if v != 0.0:
-                col = params[i * h0 : (i + 1) * h0]
-                for j in range(h0):
-                    acc[j] += v * col[j]
+        for t in range(n):
+            i = active[b, t]
+            v = np.float64(x[b, i])
+            col = params[i * h0 : (i + 1) * h0]
+            for j in range(h0):
+                acc[j] += v * col[j]
         if layers == 1:
             z[b] = acc[0]
             continue
@@ -104,6 +113,8 @@ def _gradient(
     delta: np.ndarray,
     w_off: np.ndarray,
     u_off: np.ndarray,
+    active: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """``grad`` (zeroed, the parameters' shape) = the sum over rows of ``dz[b]`` times
     the output's gradient, back through :func:`_forward`'s layers; ``delta`` is scratch
@@ -149,12 +160,12 @@ def _gradient(
         gb = grad[n_in * h0 : n_in * h0 + h0]
         for j in range(h0):
             gb[j] += d0[j]
-        for i in range(n_in):
-            v = x[b, i]
-            if v != 0.0:
-                g = grad[i * h0 : (i + 1) * h0]
-                for j in range(h0):
-                    g[j] += v * d0[j]
+        for t in range(counts[b]):
+            i = active[b, t]
+            v = np.float64(x[b, i])
+            g = grad[i * h0 : (i + 1) * h0]
+            for j in range(h0):
+                g[j] += v * d0[j]
 
 
 def _offsets(sizes: list[int], n_in: int) -> tuple[np.ndarray, np.ndarray]:
@@ -222,17 +233,22 @@ def compiled_steps(
     delta = np.zeros((m, width))
     grad = np.zeros_like(params)
     z = np.zeros(m)
-    w_off, u_off = _offsets(sizes, int(tensors[0].shape[1]))
+    n_in = int(tensors[0].shape[1])
+    w_off, u_off = _offsets(sizes, n_in)
+    active = np.zeros((m, n_in), dtype=np.int64)
+    counts = np.zeros(m, dtype=np.int64)
     crelu = activation == "crelu"
     losses = []
     for _ in range(steps):
         x, lower, upper, offset = replay.sample_with_offsets(m, rng)
-        _forward(params, sizes_a, crelu, x, pre, post, z)
+        _forward(params, sizes_a, crelu, x, pre, post, z, active, counts)
         z += offset
         losses.append(float(bounded_loss(objective, z, lower, upper).mean()))
         dz = bounded_gradient(objective, z, lower, upper) / m
         grad[:] = 0.0
-        _gradient(params, sizes_a, crelu, x, pre, post, dz, grad, delta, w_off, u_off)
+        _gradient(
+            params, sizes_a, crelu, x, pre, post, dz, grad, delta, w_off, u_off, active, counts
+        )
         _sgd(
             params,
             grad,
