@@ -39,13 +39,7 @@ from treestrap.evaluation.feature_sets.dispatch import (
 )
 from treestrap.evaluation.feature_sets.meep import FEATURE_SET as MEEP
 from treestrap.evaluation.feature_sets.meep import meep_material_score
-from treestrap.evaluation.network import (
-    H_LINEAR,
-    H_LINEAR_SET,
-    H_LOGIT_HIGH,
-    H_LOGIT_LOW,
-    network_value,
-)
+from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
 
 LINEAR = 0
@@ -90,15 +84,6 @@ def network_score(pos: Position, ev: Evaluator) -> float:
     """A network's own score for the side to move (a hybrid's without its linear part)."""
     logit = network_value(pos, ev.weights)
     return white_relative_sign(pos) * score_from_logit(logit)
-
-
-@njit(inline="always")
-def network_score_floor(pos: Position, ev: Evaluator) -> float:
-    """The least :func:`network_score` any position with this side to move can have,
-    read from the packed network's bounds without evaluating it (-inf when unknown)."""
-    if white_relative_sign(pos) > 0:
-        return score_from_logit(ev.weights[H_LOGIT_LOW])
-    return -score_from_logit(ev.weights[H_LOGIT_HIGH])
 
 
 @njit

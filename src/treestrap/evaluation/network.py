@@ -79,9 +79,7 @@ MAX_LAYERS = 8
 H_LINEAR = H_SIZES + MAX_LAYERS  # offset of a linear part's weights; 0: none
 H_LINEAR_SET = H_LINEAR + 1  # the linear part's feature set id
 H_ACTIVATION = H_LINEAR_SET + 1  # the hidden units' activation: TANH or CRELU
-H_LOGIT_LOW = H_ACTIVATION + 1  # the least output any input can give (-inf: unknown)
-H_LOGIT_HIGH = H_LOGIT_LOW + 1  # the greatest (+inf: unknown)
-HEADER = H_LOGIT_HIGH + 1
+HEADER = H_ACTIVATION + 1
 
 #: Hidden-unit activations (the header's codes, and the names files and options use).
 TANH = 0
@@ -173,7 +171,6 @@ def pack_network(
     buf[tags:end] = -1.0  # no row tagged yet: no key's half is negative
     buf[H_SIZES : H_SIZES + len(sizes)] = sizes
     buf[HEADER:acc] = params
-    store_logit_bounds(buf)
     return buf
 
 
@@ -188,27 +185,6 @@ def invalidate_accumulators(buf: np.ndarray) -> None:
     """Forget every accumulator row (after the parameters changed)."""
     tags = int(buf[H_TAGS])
     buf[tags : tags + 2 * ACC_SLOTS] = -1.0
-    store_logit_bounds(buf)
-
-
-@njit
-def store_logit_bounds(buf: np.ndarray) -> None:
-    """Bounds on the output over all inputs, into the header: for one hidden layer,
-    whose units lie in [0, 1] (clipped ReLU) or [-1, 1] (tanh), the output bias plus
-    the output weights at those ends; unknown (infinite) otherwise. A lazy search
-    uses them to skip the network where even its least score decides the node."""
-    low, high = -np.inf, np.inf
-    if int(buf[H_LAYERS]) == 2:
-        size0 = int(buf[H_SIZES])
-        off = HEADER + (int(buf[H_INPUTS]) + 1) * size0
-        unit_low = 0.0 if buf[H_ACTIVATION] == CRELU else -1.0
-        low = high = buf[off + size0]  # the output bias
-        for j in range(size0):
-            w = buf[off + j]
-            low += min(w * unit_low, w)
-            high += max(w * unit_low, w)
-    buf[H_LOGIT_LOW] = low
-    buf[H_LOGIT_HIGH] = high
 
 
 @njit(inline="always")

@@ -33,7 +33,6 @@ from treestrap.evaluation.model import (
     is_meep_hybrid,
     material_estimate,
     network_score,
-    network_score_floor,
 )
 from treestrap.search.context import (
     STOPPED,
@@ -134,14 +133,9 @@ def _stand_pat(
     window: estimate - margin for a cut-off, estimate + margin for a fail low."""
     if margin > 0.0:
         if is_meep_hybrid(ev):
-            # material_estimate's, with the network score kept for the exact value;
-            # first with the network's least score, which costs no evaluation
-            material = hybrid_material(pos, ev)
-            floor = material + network_score_floor(pos, ev)
-            if floor - margin >= beta:
-                return floor - margin
+            # material_estimate's, with the network score kept for the exact value
             network = network_score(pos, ev)
-            rough = material + network
+            rough = hybrid_material(pos, ev) + network
             if rough - margin >= beta:
                 return rough - margin
             return cached_hybrid_value(pos, ev, ctx, key, network)
