@@ -366,7 +366,8 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
 
 
 @njit(inline="always")
-def _activate(v: float, crelu: bool) -> float:
+def activate(v: float, crelu: bool) -> float:
+    """A hidden unit's output: clipped ReLU or tanh."""
     if crelu:
         return min(max(v, 0.0), 1.0)
     return np.tanh(v)
@@ -388,7 +389,7 @@ def network_logit(buf: np.ndarray, row: int) -> float:
     y = buf[x0 + width : x0 + 2 * width]
     acc = buf[a : a + size0]
     for j in range(size0):
-        x[j] = _activate(acc[j], crelu)
+        x[j] = activate(acc[j], crelu)
     off = HEADER + (int(buf[H_INPUTS]) + 1) * size0
     fan_in = size0
     out = 0.0
@@ -404,7 +405,7 @@ def network_logit(buf: np.ndarray, row: int) -> float:
             if last:
                 out = s
             else:
-                y[i] = _activate(s, crelu)
+                y[i] = activate(s, crelu)
         off = bias + size
         fan_in = size
         x, y = y, x

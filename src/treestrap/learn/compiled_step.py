@@ -20,15 +20,9 @@ from typing import Any
 import numpy as np
 
 from treestrap.core.jit import njit
+from treestrap.evaluation.network import activate
 from treestrap.learn.objectives_network import bounded_gradient, bounded_loss
 from treestrap.learn.torch_network import copy_network_order, network_order, twin_shape
-
-
-@njit(inline="always")
-def _activate(v: float, crelu: bool) -> float:
-    if crelu:
-        return min(max(v, 0.0), 1.0)
-    return np.tanh(v)
 
 
 @njit(inline="always")
@@ -79,7 +73,7 @@ def _forward(
             z[b] = acc[0]
             continue
         for j in range(h0):
-            post[b, j] = _activate(acc[j], crelu)
+            post[b, j] = activate(acc[j], crelu)
         off = n_in * h0 + h0  # layer 1's weights
         unit, fan_in = 0, h0  # the first unit of the layer below, its width
         for k in range(1, layers):
@@ -94,7 +88,7 @@ def _forward(
                     z[b] = s
                 else:
                     pre[b, unit + fan_in + i] = s
-                    post[b, unit + fan_in + i] = _activate(s, crelu)
+                    post[b, unit + fan_in + i] = activate(s, crelu)
             off += size * fan_in + size
             unit += fan_in
             fan_in = size

@@ -110,7 +110,7 @@ def torch_network(
 
     net = mlp(n_inputs, sizes[:-1], sizes[-1], dtype=torch.float64, activation=activation)
     params = np.asarray(params, dtype=np.float64).reshape(-1)
-    tensors = [t for linear in net.linears() for t in (linear.weight, linear.bias)]
+    tensors = _parameters_in_order(net)
     if params.size != sum(t.numel() for t in tensors):
         raise ValueError(f"{params.size} parameters for a network of layers {sizes}")
     copy_network_order(params, tensors)
@@ -137,8 +137,12 @@ def copy_network_order(flat: np.ndarray, tensors: list[Any]) -> None:
 
 def network_parameters_of(model: Any) -> np.ndarray:
     """The flat parameters of a :func:`torch_network` module (layer 0 input-major)."""
-    linears = model.net.linears()
-    return network_order([t for linear in linears for t in (linear.weight, linear.bias)])
+    return network_order(_parameters_in_order(model.net))
+
+
+def _parameters_in_order(net: Any) -> list[Any]:
+    """An :func:`mlp`'s weight and bias tensors, layer by layer from the input."""
+    return [t for linear in net.linears() for t in (linear.weight, linear.bias)]
 
 
 def network_order(tensors: list[Any]) -> np.ndarray:
