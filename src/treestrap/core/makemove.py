@@ -28,6 +28,7 @@ from treestrap.core.position import (
     H_FULLMOVE,
     H_HALFMOVE,
     H_MOVE,
+    H_MOVED,
     ST_CASTLING,
     ST_EP,
     ST_FROM_NULL,
@@ -101,6 +102,7 @@ def make_move(pos: Position, move: int) -> None:
     captured = np.int64(pos.board[cap_sq])
 
     _save_state(pos, move, captured)
+    pos.hist[st[ST_PLY], H_MOVED] = piece
     key = pos.keys[st[ST_PLY]] ^ side_key(T)
     if st[ST_EP] >= 0:
         key ^= ep_key(T, st[ST_EP])

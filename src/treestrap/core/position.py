@@ -65,6 +65,8 @@ H_EP = 3
 H_HALFMOVE = 4
 H_FULLMOVE = 5
 H_FROM_NULL = 6
+H_MOVED = 7  # the piece that moved (a pawn for a promotion): what a network's lazy
+# accumulator walks back through without a copy of the board
 H_NB = 8
 
 #: Plies a position can hold: a game plus a search on top. The longest decisive game

@@ -19,7 +19,6 @@ parameters     layer 0 as ``W0[inputs, size0]`` (row ``i`` is the *column* of in
                layer has size 1 (the same order as a network weight file)
 accumulators   ``ACC_SLOTS`` rows of ``size0`` (one per ply modulo ``ACC_SLOTS``), then
                two scratch rows of the widest layer
-mailbox        64 slots of scratch: piece codes while walking back through moves
 diffs          ``DIFF_WIDTH`` slots per ply: the inputs a move switched on (+) or off (-)
 tags           ``2 * ACC_SLOTS`` slots: the Zobrist key each row belongs to, as its high and
                low 32 bits (exact in float64, and read without a uint64 view of the array)
@@ -31,11 +30,11 @@ linear part    optional: the weights theta of a linear evaluation over another f
 The accumulator. Layer 0's pre-activation ``b0 + sum of the columns of the active
 inputs`` of the position at ply ``p`` lives in row ``p % ACC_SLOTS``, tagged with the
 position's key. Evaluating a position whose row is not tagged with its key walks back
-through the moves of ``pos.hist`` (on a copy of the mailbox) to the nearest ancestor
-whose row is, then fills every row on the way forward by adding the columns of pieces
-that arrived and subtracting those that left (and the side-to-move column; a position
-one move from a tagged parent, the usual case, reads that move off its own board and
-skips the copy): Stockfish's lazy update, with no hook in make/unmake and no search code
+through the moves of ``pos.hist`` (each records the piece that moved and the one it
+took) to the nearest ancestor whose row is, then fills every row on the way forward by
+adding the columns of pieces that arrived and subtracting those that left (and the
+side-to-move column; a position one move from a tagged parent, the usual case, takes
+that one step in one pass over the row): Stockfish's lazy update, with no search code
 that knows about networks. A row is trusted only while its tag matches, so rows left by
 another line, another search or another position object cost a recomputation, never a
 wrong value. When no ancestor within ``ACC_SLOTS`` plies has a row, the position's row
@@ -61,8 +60,8 @@ import numpy as np
 from treestrap.core.bitboard import lsb, pop_lsb
 from treestrap.core.jit import njit
 from treestrap.core.move import EP_CAPTURE, KING_CASTLE, QUEEN_CASTLE, move_flag, move_from, move_to
-from treestrap.core.piece import NO_PIECE, PAWN, ROOK, WHITE
-from treestrap.core.position import H_CAPTURED, H_MOVE, ST_PLY, ST_SIDE, Position
+from treestrap.core.piece import NO_PIECE, ROOK, WHITE
+from treestrap.core.position import H_CAPTURED, H_MOVE, H_MOVED, ST_PLY, ST_SIDE, Position
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
 
 # Slots of the header.
@@ -71,10 +70,9 @@ H_INPUTS = 1  # inputs (769)
 H_INCREMENTAL = 2  # 1: keep accumulators; 0: recompute layer 0 at every evaluation
 H_ACC = 3  # offset of the accumulator rows
 H_WIDTH = 4  # widest layer (the scratch rows' length)
-H_MAILBOX = 5  # offset of the mailbox scratch
-H_DIFFS = 6  # offset of the per-ply move differences
-H_TAGS = 7  # offset of the row tags
-H_SIZES = 8  # the layer sizes, one slot each
+H_DIFFS = 5  # offset of the per-ply move differences
+H_TAGS = 6  # offset of the row tags
+H_SIZES = 7  # the layer sizes, one slot each
 MAX_LAYERS = 8
 H_LINEAR = H_SIZES + MAX_LAYERS  # offset of a linear part's weights; 0: none
 H_LINEAR_SET = H_LINEAR + 1  # the linear part's feature set id
@@ -147,8 +145,7 @@ def pack_network(
         raise ValueError(f"{params.shape} parameters do not fit layers {sizes} ({n_params})")
     width = max(sizes)
     acc = HEADER + n_params
-    mailbox = acc + ACC_SLOTS * sizes[0] + 2 * width
-    diffs = mailbox + 64
+    diffs = acc + ACC_SLOTS * sizes[0] + 2 * width
     tags = diffs + ACC_SLOTS * DIFF_WIDTH
     end = tags + 2 * ACC_SLOTS
     extra = 0 if linear is None else linear.size
@@ -165,7 +162,6 @@ def pack_network(
     buf[H_ACTIVATION] = ACTIVATIONS[activation]
     buf[H_ACC] = acc
     buf[H_WIDTH] = width
-    buf[H_MAILBOX] = mailbox
     buf[H_DIFFS] = diffs
     buf[H_TAGS] = tags
     buf[tags:end] = -1.0  # no row tagged yet: no key's half is negative
@@ -230,46 +226,51 @@ def _record(buf: np.ndarray, slot: int, n: int, feature: int, sign: float) -> in
     return n + 1
 
 
-@njit
-def _undo_step(pos: Position, buf: np.ndarray, ply: int, side: int, on_mailbox: bool) -> None:
-    """Record the inputs that move ``ply - 1`` (from ``pos.hist``) switched, and take it
-    back on the mailbox scratch, which holds the position at ``ply`` (``side`` to move);
-    without ``on_mailbox`` the position at ``ply`` is ``pos`` itself: only record."""
-    mb = int(buf[H_MAILBOX])
-    slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
-    n = 0
+@njit(inline="always")
+def _move_columns(pos: Position, ply: int) -> tuple[int, int, int, int, int, int]:
+    """The inputs move ``ply - 1`` (from ``pos.hist``) switched, as feature indices
+    (-1: none): the mover off and on, the piece it took, a castling rook off and on; and
+    the move's code (0 for a null move, which only passes the turn)."""
     h = pos.hist[ply - 1]
     move = np.int64(h[H_MOVE])
-    if move != 0:  # 0 is a null move: only the side to move changed
-        us = 1 - side
-        frm = move_from(move)
-        to = move_to(move)
-        flag = move_flag(move)
-        arrived = int(buf[mb + to]) if on_mailbox else int(pos.board[to])
-        left = us * 6 + PAWN if flag & 8 else arrived
-        n = _record(buf, slot, n, left * 64 + frm, -1.0)
-        n = _record(buf, slot, n, arrived * 64 + to, 1.0)
-        captured = np.int64(h[H_CAPTURED])
+    if move == 0:
+        return 0, -1, -1, -1, -1, -1
+    moved = np.int64(h[H_MOVED])
+    us = moved // 6
+    frm = move_from(move)
+    to = move_to(move)
+    flag = move_flag(move)
+    arrived = us * 6 + (flag & 3) + 1 if flag & 8 else moved
+    taken = -1
+    captured = np.int64(h[H_CAPTURED])
+    if captured != NO_PIECE:
         cap_sq = to
-        if captured != NO_PIECE:
-            if flag == EP_CAPTURE:
-                cap_sq = to - 8 if us == WHITE else to + 8
-            n = _record(buf, slot, n, captured * 64 + cap_sq, -1.0)
-        castles = flag == KING_CASTLE or flag == QUEEN_CASTLE
-        rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
-        rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
+        if flag == EP_CAPTURE:
+            cap_sq = to - 8 if us == WHITE else to + 8
+        taken = captured * 64 + cap_sq
+    rook_off = rook_on = -1
+    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
         rook = us * 6 + ROOK
-        if castles:
-            n = _record(buf, slot, n, rook * 64 + rook_from, -1.0)
-            n = _record(buf, slot, n, rook * 64 + rook_to, 1.0)
-        if on_mailbox:
-            buf[mb + to] = NO_PIECE
-            buf[mb + frm] = left
-            if captured != NO_PIECE:
-                buf[mb + cap_sq] = captured
-            if castles:
-                buf[mb + rook_to] = NO_PIECE
-                buf[mb + rook_from] = rook
+        rook_off = rook * 64 + (frm + 3 if flag == KING_CASTLE else frm - 4)
+        rook_on = rook * 64 + (frm + 1 if flag == KING_CASTLE else frm - 1)
+    return move, moved * 64 + frm, arrived * 64 + to, taken, rook_off, rook_on
+
+
+@njit
+def _record_step(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
+    """Record the inputs that move ``ply - 1`` switched, as signed codes in the
+    differences of ``ply`` (``side`` to move at ``ply``)."""
+    slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
+    n = 0
+    move, off, on, taken, rook_off, rook_on = _move_columns(pos, ply)
+    if move != 0:
+        n = _record(buf, slot, n, off, -1.0)
+        n = _record(buf, slot, n, on, 1.0)
+        if taken >= 0:
+            n = _record(buf, slot, n, taken, -1.0)
+        if rook_off >= 0:
+            n = _record(buf, slot, n, rook_off, -1.0)
+            n = _record(buf, slot, n, rook_on, 1.0)
     n = _record(buf, slot, n, SIDE_TO_MOVE, 1.0 if side == WHITE else -1.0)
     for j in range(n, DIFF_WIDTH):
         buf[slot + j] = 0.0
@@ -295,6 +296,46 @@ def _apply_step(buf: np.ndarray, ply: int, sign: float) -> None:
             break
         s = sign if code > 0 else -sign
         _add_column(row, buf, HEADER + (int(abs(code)) - 1) * size0, s)
+
+
+@njit(inline="always")
+def _sub_add(dst: np.ndarray, buf: np.ndarray, off: int, on: int) -> None:
+    """``dst += column on - column off``, the columns of ``dst.size`` slots."""
+    a = buf[off : off + dst.size]
+    b = buf[on : on + dst.size]
+    for j in range(dst.size):
+        dst[j] += b[j] - a[j]
+
+
+@njit
+def _step_from_parent(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
+    """Row ``ply`` from row ``ply - 1`` by the move between them (``side`` to move at
+    ``ply``): what :func:`_record_step` and :func:`_apply_step` do, with no differences
+    written and one pass over the row for the usual case (the mover off and on, the
+    side to move), one more for a capture and for castling. Every partial sum is on the
+    grid (see :func:`quantize_first_layer`), so the row is the same float for float."""
+    size0 = int(buf[H_SIZES])
+    acc = int(buf[H_ACC])
+    s = acc + ((ply - 1) & _MASK) * size0
+    d = acc + (ply & _MASK) * size0
+    src = buf[s : s + size0]
+    dst = buf[d : d + size0]
+    side_col = HEADER + SIDE_TO_MOVE * size0
+    stm = buf[side_col : side_col + size0]
+    sign = 1.0 if side == WHITE else -1.0
+    move, off_f, on_f, taken, rook_off, rook_on = _move_columns(pos, ply)
+    if move == 0:
+        for j in range(size0):
+            dst[j] = src[j] + sign * stm[j]
+        return
+    off = buf[HEADER + off_f * size0 : HEADER + (off_f + 1) * size0]
+    on = buf[HEADER + on_f * size0 : HEADER + (on_f + 1) * size0]
+    for j in range(size0):
+        dst[j] = src[j] + sign * stm[j] + on[j] - off[j]
+    if taken >= 0:
+        _add_column(dst, buf, HEADER + taken * size0, -1.0)
+    if rook_off >= 0:
+        _sub_add(dst, buf, HEADER + rook_off * size0, HEADER + rook_on * size0)
 
 
 @njit(inline="always")
@@ -334,19 +375,15 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
     side = pos.st[ST_SIDE]
     if ply > 0 and _tagged(buf, t0, (ply - 1) & _MASK, pos.keys[ply - 1]):
         # the parent's row is up to date (the usual case in a search): one step from
-        # it, read off the board without copying it to the mailbox
-        _undo_step(pos, buf, ply, side, False)
-        _apply_step(buf, ply, 1.0)
+        # it, in one pass over the row
+        _step_from_parent(pos, buf, ply, side)
         _tag(buf, t0, row, pos.keys[ply])
         return row
-    mb = int(buf[H_MAILBOX])
-    for sq in range(64):
-        buf[mb + sq] = pos.board[sq]
     lowest = max(0, ply - _MASK)
     k = ply
     found = False
     while k > lowest:
-        _undo_step(pos, buf, k, side, True)
+        _record_step(pos, buf, k, side)
         k -= 1
         side = 1 - side
         if _tagged(buf, t0, k & _MASK, pos.keys[k]):
@@ -371,6 +408,24 @@ def activate(v: float, crelu: bool) -> float:
     if crelu:
         return min(max(v, 0.0), 1.0)
     return np.tanh(v)
+
+
+@njit(inline="always")
+def _dot(w: np.ndarray, x: np.ndarray) -> float:
+    """``sum w[j] x[j]`` over ``w.size`` in four interleaved partial sums, a fixed
+    order whose four chains of multiply-adds run side by side (one chain waits on each
+    addition before the next)."""
+    n = w.size
+    s0 = s1 = s2 = s3 = 0.0
+    m = n - n % 4
+    for j in range(0, m, 4):
+        s0 += w[j] * x[j]
+        s1 += w[j + 1] * x[j + 1]
+        s2 += w[j + 2] * x[j + 2]
+        s3 += w[j + 3] * x[j + 3]
+    for j in range(m, n):
+        s0 += w[j] * x[j]
+    return (s0 + s1) + (s2 + s3)
 
 
 @njit
@@ -398,10 +453,7 @@ def network_logit(buf: np.ndarray, row: int) -> float:
         bias = off + size * fan_in
         last = k == layers - 1
         for i in range(size):
-            w = buf[off + i * fan_in : off + (i + 1) * fan_in]
-            s = buf[bias + i]
-            for j in range(fan_in):
-                s += w[j] * x[j]
+            s = buf[bias + i] + _dot(buf[off + i * fan_in : off + (i + 1) * fan_in], x)
             if last:
                 out = s
             else:
