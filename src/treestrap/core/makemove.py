@@ -12,14 +12,15 @@ import numpy as np
 from treestrap.core.jit import njit
 from treestrap.core.move import (
     DOUBLE_PUSH,
-    EP_CAPTURE,
-    KING_CASTLE,
-    QUEEN_CASTLE,
+    captured_square,
+    castling_rook_squares,
+    is_castling,
     move_flag,
     move_from,
     move_to,
+    promotion_type,
 )
-from treestrap.core.piece import BLACK, NO_PIECE, PAWN, WHITE
+from treestrap.core.piece import BLACK, NO_PIECE, PAWN
 from treestrap.core.position import (
     H_CAPTURED,
     H_CASTLING,
@@ -96,9 +97,7 @@ def make_move(pos: Position, move: int) -> None:
     to = move_to(move)
     flag = move_flag(move)
     piece = np.int64(pos.board[frm])
-    cap_sq = to - 8 if us == WHITE else to + 8
-    if flag != EP_CAPTURE:
-        cap_sq = to
+    cap_sq = captured_square(move, us)
     captured = np.int64(pos.board[cap_sq])
 
     _save_state(pos, move, captured)
@@ -117,16 +116,15 @@ def make_move(pos: Position, move: int) -> None:
     move_piece(pos, frm, to)
     key ^= piece_key(T, piece, frm) ^ piece_key(T, piece, to)
 
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
-        rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
+    if is_castling(move):
+        rook_from, rook_to = castling_rook_squares(move)
         rook = np.int64(pos.board[rook_from])
         move_piece(pos, rook_from, rook_to)
         key ^= piece_key(T, rook, rook_from) ^ piece_key(T, rook, rook_to)
     elif piece % 6 == PAWN:
         st[ST_HALFMOVE] = 0
         if flag & 8:  # promotion: swap the pawn for the new piece
-            promoted = us * 6 + (flag & 3) + 1
+            promoted = us * 6 + promotion_type(move)
             remove_piece(pos, to)
             put_piece(pos, promoted, to)
             key ^= piece_key(T, piece, to) ^ piece_key(T, promoted, to)
@@ -170,15 +168,11 @@ def unmake_move(pos: Position) -> None:
         remove_piece(pos, to)
         put_piece(pos, us * 6 + PAWN, to)
     move_piece(pos, to, frm)
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
-        rook_from = frm + 3 if flag == KING_CASTLE else frm - 4
-        rook_to = frm + 1 if flag == KING_CASTLE else frm - 1
+    if is_castling(move):
+        rook_from, rook_to = castling_rook_squares(move)
         move_piece(pos, rook_to, rook_from)
     if captured != NO_PIECE:
-        cap_sq = to
-        if flag == EP_CAPTURE:
-            cap_sq = to - 8 if us == WHITE else to + 8
-        put_piece(pos, captured, cap_sq)
+        put_piece(pos, captured, captured_square(move, us))
 
 
 @njit

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from treestrap.core.bitboard import parse_square, square_name
 from treestrap.core.jit import njit
-from treestrap.core.piece import KNIGHT
+from treestrap.core.piece import KNIGHT, WHITE
 
 Move = int
 
@@ -76,6 +76,32 @@ def is_promotion(m: int) -> bool:
 def promotion_type(m: int) -> int:
     """Piece type a promotion creates (only meaningful when ``is_promotion``)."""
     return ((m >> 12) & 3) + KNIGHT
+
+
+@njit(inline="always")
+def is_castling(m: int) -> bool:
+    flag = move_flag(m)
+    return flag == KING_CASTLE or flag == QUEEN_CASTLE
+
+
+@njit(inline="always")
+def captured_square(m: int, us: int) -> int:
+    """The square of the piece a capture by side ``us`` takes: the destination, or the
+    pawn passed by an en-passant capture."""
+    to = move_to(m)
+    if move_flag(m) != EP_CAPTURE:
+        return to
+    return to - 8 if us == WHITE else to + 8
+
+
+@njit(inline="always")
+def castling_rook_squares(m: int) -> tuple[int, int]:
+    """The rook's origin and destination in a castling move (only meaningful when
+    ``is_castling``)."""
+    frm = move_from(m)
+    if move_flag(m) == KING_CASTLE:
+        return frm + 3, frm + 1
+    return frm - 4, frm - 1
 
 
 def move_to_uci(m: int) -> str:

@@ -59,7 +59,15 @@ import numpy as np
 
 from treestrap.core.bitboard import lsb, pop_lsb
 from treestrap.core.jit import njit
-from treestrap.core.move import EP_CAPTURE, KING_CASTLE, QUEEN_CASTLE, move_flag, move_from, move_to
+from treestrap.core.move import (
+    captured_square,
+    castling_rook_squares,
+    is_castling,
+    is_promotion,
+    move_from,
+    move_to,
+    promotion_type,
+)
 from treestrap.core.piece import NO_PIECE, ROOK, WHITE
 from treestrap.core.position import H_CAPTURED, H_MOVE, H_MOVED, ST_PLY, ST_SIDE, Position
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
@@ -237,23 +245,19 @@ def _move_columns(pos: Position, ply: int) -> tuple[int, int, int, int, int, int
         return 0, -1, -1, -1, -1, -1
     moved = np.int64(h[H_MOVED])
     us = moved // 6
-    frm = move_from(move)
-    to = move_to(move)
-    flag = move_flag(move)
-    arrived = us * 6 + (flag & 3) + 1 if flag & 8 else moved
+    arrived = us * 6 + promotion_type(move) if is_promotion(move) else moved
     taken = -1
     captured = np.int64(h[H_CAPTURED])
     if captured != NO_PIECE:
-        cap_sq = to
-        if flag == EP_CAPTURE:
-            cap_sq = to - 8 if us == WHITE else to + 8
-        taken = captured * 64 + cap_sq
+        taken = captured * 64 + captured_square(move, us)
     rook_off = rook_on = -1
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE:
+    if is_castling(move):
         rook = us * 6 + ROOK
-        rook_off = rook * 64 + (frm + 3 if flag == KING_CASTLE else frm - 4)
-        rook_on = rook * 64 + (frm + 1 if flag == KING_CASTLE else frm - 1)
-    return move, moved * 64 + frm, arrived * 64 + to, taken, rook_off, rook_on
+        rook_from, rook_to = castling_rook_squares(move)
+        rook_off, rook_on = rook * 64 + rook_from, rook * 64 + rook_to
+    off = moved * 64 + move_from(move)
+    on = arrived * 64 + move_to(move)
+    return move, off, on, taken, rook_off, rook_on
 
 
 @njit

@@ -14,14 +14,14 @@ from treestrap.core.bitboard import lsb, square_bb
 from treestrap.core.jit import njit
 from treestrap.core.move import (
     EP_CAPTURE,
-    KING_CASTLE,
     PROMOTION,
-    QUEEN_CASTLE,
+    captured_square,
+    is_castling,
     move_flag,
     move_from,
     move_to,
 )
-from treestrap.core.piece import BISHOP, KING, NO_PIECE, PAWN, QUEEN, ROOK, WHITE
+from treestrap.core.piece import BISHOP, KING, NO_PIECE, PAWN, QUEEN, ROOK
 from treestrap.core.position import OCC_WHITE, Position, attackers_to
 
 #: Classical piece values, pawn .. king, for pruning decisions only (exchanges here,
@@ -36,7 +36,7 @@ def exchange_at_least(pos: Position, move: int, threshold: int) -> bool:
     least valuable piece and free to stop. Castling and promotions count as even
     exchanges (worth 0)."""
     flag = move_flag(move)
-    if flag == KING_CASTLE or flag == QUEEN_CASTLE or flag & PROMOTION:
+    if is_castling(move) or flag & PROMOTION:
         return threshold <= 0
     frm = move_from(move)
     to = move_to(move)
@@ -47,7 +47,7 @@ def exchange_at_least(pos: Position, move: int, threshold: int) -> bool:
     victim = pos.board[to]
     if flag == EP_CAPTURE:
         victim = PAWN
-        occ ^= square_bb(to - 8 if mover == WHITE else to + 8)
+        occ ^= square_bb(captured_square(move, mover))
     # ``balance``: the mover's result less the threshold if the exchange stopped now;
     # ``on``: the value of the piece standing on the square, the next one to be taken.
     balance = (0 if victim == NO_PIECE else EXCHANGE_VALUE[victim % 6]) - threshold
