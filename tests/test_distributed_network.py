@@ -2,7 +2,8 @@
 learner: the actors ship replay samples, the learner adds them in arrival order, takes
 the mini-batch steps and publishes the network. A tiny two-actor run through the command
 line writes loadable network checkpoints and weight versions; the learner's replay set
-holds exactly what the actors shipped; a Ray run completes."""
+holds exactly what the actors shipped; hybrids ship their linear parts; a Ray run
+completes."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from treestrap.distributed.backend import Outcome
 from treestrap.distributed.learner import LearnerStats, train_distributed
 from treestrap.distributed.local import LocalBackend
 from treestrap.distributed.updates import ReplaySample
+from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.names import NETWORK_ALGORITHM
 from treestrap.training.config import TrainConfig
@@ -168,3 +171,27 @@ def test_a_ray_mlp_run_completes(ray_cluster: None, tmp_path: Path) -> None:
     rows = metric_rows(run)
     assert [r["game"] for r in rows] == [1, 2]
     assert all("weights_version" in r and r["replay_positions"] > 0 for r in rows)
+
+
+def test_hybrid_actors_search_with_the_linear_part_and_ship_it(tmp_path: Path) -> None:
+    """A hybrid (``--linear-part learned``) on two actors: the first job carries the
+    linear part, every search's samples carry their positions' linear values, and the
+    learner's replay set holds them as logit offsets, each with its colour flip's."""
+    run = tmp_path / "run"
+    backend = SampleKeeper(2)
+    config = dataclasses.replace(
+        tiny(2), algorithm="treestrap-ab", depth=2, model="crelu:8", linear_part="learned"
+    )
+    assert train_distributed(config, str(run), actors=2, backend=backend).games == 2
+    assert backend.samples and all(s.linear is not None for s in backend.samples)
+    expected = []
+    for s in backend.samples:
+        assert s.linear is not None and np.any(s.linear != 0.0)
+        white = s.inputs[:, SIDE_TO_MOVE] == 1
+        offset = np.where(white, 1.0, -1.0) * s.linear / CENTIPAWNS_PER_LOGIT
+        expected += [offset, -offset]
+    with np.load(run / "optimizer.npz") as saved:
+        n = int(saved["replay_ring"][0])
+        assert np.array_equal(saved["replay_offset"][:n], np.concatenate(expected))
+    weights = load_weights(run / "weights.npz")
+    assert isinstance(weights, NetworkModel) and weights.linear is not None

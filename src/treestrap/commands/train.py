@@ -204,10 +204,6 @@ def run_train(args: argparse.Namespace) -> int:
         if "nodes" in overrides or "clock" in overrides:
             overrides.setdefault("depth", None)
         config = dataclasses.replace(config, **overrides)
-    if config.linear_part is not None and (args.actors > 1 or args.backend != "local"):
-        # Actors ship samples without the linear parts a hybrid's learner needs.
-        print("error: a hybrid network (--linear-part) trains in one process", file=sys.stderr)
-        return 2
     bar = tqdm(total=config.games or None, unit="game", dynamic_ncols=True)
 
     def on_game(summary, state) -> None:  # type: ignore[no-untyped-def]

@@ -24,7 +24,7 @@ from treestrap.games.connect4_network import Connect4NetworkModel, random_connec
 from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.base import Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
-from treestrap.learn.replay import tree_samples
+from treestrap.learn.replay import hybrid_tree_samples
 from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
@@ -50,12 +50,16 @@ class SampleRecorder(ReplayAlgorithm):
     def observe(self, step: Step) -> None:
         assert step.tree is not None
         trainer = self.trainer
-        inputs, lower, upper = tree_samples(
+        inputs, lower, upper, linear = hybrid_tree_samples(
             step.tree, trainer.hyper.nodes, trainer.hyper.leaves, trainer.replay.layout.size
         )
-        # A minimax tree's values are exact: its bounds travel once.
+        # A minimax tree's values are exact: its bounds travel once; a plain network's
+        # linear parts are all 0.
         exact = np.array_equal(lower, upper)
-        self.samples.append(ReplaySample(inputs, lower, None if exact else upper))
+        hybrid = bool(linear.any())
+        self.samples.append(
+            ReplaySample(inputs, lower, None if exact else upper, linear if hybrid else None)
+        )
         target = float(np.clip(step.root_value, -VALUE_CLIP, VALUE_CLIP))
         self.stats.abs_delta.append(abs(target - step.root_static))
         self.stats.updates += 1
@@ -74,19 +78,9 @@ class Actor:
         self.book = load_openings(config.openings) if config.game == CHESS else []
         self.learner: Learner
         self.recorder: RecordingOptimizer | SampleRecorder
+        self.linear: tuple[np.ndarray, str] | None = None
         if config.model != "linear":
-            sizes = network_sizes(config.model)
-            network: NetworkModel | Connect4NetworkModel
-            if config.game == CONNECT4:  # its 85 inputs; the parameters come with each job
-                network = random_connect4_network(sizes, config.seed)
-            else:
-                params = random_network_parameters(sizes, config.seed)
-                network = NetworkModel(sizes, params, activation=network_activation(config.model))
-            # The actor keeps no replay set (the learner does): the smallest one.
-            self.learner = Learner(replace(config, replay_size=2), network)
-            assert isinstance(self.learner.algorithm, ReplayAlgorithm)
-            self.recorder = SampleRecorder(self.learner.algorithm)
-            self.learner.algorithm = self.recorder
+            self._network_learner()
         else:
             model: LinearModel | Connect4Model
             if config.game == CONNECT4:
@@ -101,7 +95,35 @@ class Actor:
         self.opponent_made = False
         self.version = -1
 
+    def _network_learner(self) -> None:
+        """A network run's learner: the run's layers, with the linear part of
+        :attr:`linear` (a hybrid's, from the learner's first job); the parameters come
+        with each job."""
+        config = self.config
+        sizes = network_sizes(config.model)
+        network: NetworkModel | Connect4NetworkModel
+        if config.game == CONNECT4:  # its 85 inputs
+            network = random_connect4_network(sizes, config.seed)
+        else:
+            params = random_network_parameters(sizes, config.seed)
+            linear, linear_set = self.linear if self.linear is not None else (None, None)
+            network = NetworkModel(
+                sizes,
+                params,
+                linear=linear,
+                linear_set=linear_set or "meep",
+                activation=network_activation(config.model),
+            )
+        # The actor keeps no replay set (the learner does): the smallest one.
+        self.learner = Learner(replace(config, replay_size=2), network)
+        assert isinstance(self.learner.algorithm, ReplayAlgorithm)
+        self.recorder = SampleRecorder(self.learner.algorithm)
+        self.learner.algorithm = self.recorder
+
     def play(self, job: Job) -> Played:
+        if job.linear is not None and self.linear is None:
+            self.linear = job.linear
+            self._network_learner()
         if job.weights is not None:
             if isinstance(self.recorder, SampleRecorder):
                 # the game's own write: chess's rounds layer 0 and forgets accumulators

@@ -144,6 +144,10 @@ def run_learner(
         make_opponent(config, state.elo).close()  # a missing engine fails here, once
     shipped = optimizer if network is None else None
     published = _publish(state, opened.model.weights, shipped)
+    # A hybrid's linear part goes with the weights: actors build their network from it.
+    linear = None
+    if isinstance(model, NetworkModel) and model.linear is not None:
+        linear = (model.linear, model.linear_set)
     has = [-1] * backend.count  # the weight version each slot holds
     in_flight: dict[int, Job] = {}
     ticket = state.games + 1
@@ -162,6 +166,7 @@ def run_learner(
                     published.weights if fresh else None,
                     published.optimizer_state if fresh else None,
                     state.elo,
+                    linear if fresh else None,
                 )
                 stats.weight_sends += fresh
                 backend.submit(slot, job)
@@ -254,7 +259,7 @@ def learn_samples(network: Learner, number: int, samples: Sequence[object]) -> d
         assert isinstance(sample, ReplaySample)
         trainer = algorithm.trainer
         algorithm.losses.append(
-            trainer.learn_from_samples(sample.inputs, sample.values, sample.upper)
+            trainer.learn_from_samples(sample.inputs, sample.values, sample.upper, sample.linear)
         )
     return algorithm.game_metrics()
 
@@ -294,10 +299,6 @@ def train_distributed(
     if isinstance(backend, str):
         backend = make_backend(backend, actors, address)  # Ray missing: before any write
     opened = open_run(config, run_dir, resume)
-    if opened.config.linear_part is not None:
-        opened.close()
-        # Actors ship samples without the linear parts a hybrid's learner needs.
-        raise ValueError("a hybrid network (--linear-part) trains in one process: --actors 1")
     if opened.config.teacher_every:
         opened.close()
         # Actors search with the network they were sent: --publish-every K is their teacher.

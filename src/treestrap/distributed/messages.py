@@ -27,6 +27,9 @@ class Job:
     optimizer_state: dict[str, np.ndarray] | None = None
     #: the ladder's current Stockfish level, if any
     elo: int | None = None
+    #: a hybrid network's linear part, weights and feature set name, sent with the
+    #: weights (it stays fixed while the network learns)
+    linear: tuple[np.ndarray, str] | None = None
 
 
 @dataclass

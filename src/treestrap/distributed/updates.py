@@ -40,16 +40,18 @@ class Update:
 @dataclass(frozen=True)
 class ReplaySample:
     """One search's replay samples: ``bitboard`` rows (uint8) and side-to-move values
-    (with ``upper``: lower and upper bounds on them)."""
+    (with ``upper``: lower and upper bounds on them); ``linear``: a hybrid's linear part
+    of each, in the frame of the values."""
 
     inputs: np.ndarray
     values: np.ndarray
     upper: np.ndarray | None = None
+    linear: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
-        bounds = 0 if self.upper is None else self.upper.nbytes
-        return int(self.inputs.nbytes + self.values.nbytes + bounds)
+        extra = [a.nbytes for a in (self.upper, self.linear) if a is not None]
+        return int(self.inputs.nbytes + self.values.nbytes + sum(extra))
 
 
 #: What an actor ships per search: a linear rule's update, or a network run's samples.
