@@ -224,8 +224,10 @@ def test_a_hybrid_run_keeps_its_linear_part_and_learns_the_network(tmp_path: Pat
     assert _train(["--resume", str(out), "--games", "2"]) == 0
     resumed = load_weights(out / "weights.npz")
     assert np.array_equal(resumed.linear, model.linear)
-    assert _train([*argv, "--actors", "2", "--out", str(tmp_path / "two")]) == 2
-    assert not (tmp_path / "two").exists()
+    # on two actors too, keeping the same linear part
+    assert _train([*argv, "--actors", "2", "--out", str(tmp_path / "two")]) == 0
+    two = load_weights(tmp_path / "two" / "weights.npz")
+    assert isinstance(two, NetworkModel) and np.array_equal(two.linear, model.linear)
 
 
 def test_the_lazy_estimate_of_a_hybrid_is_its_linear_material_part_plus_the_network() -> None:
