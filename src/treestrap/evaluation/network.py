@@ -384,25 +384,25 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
         _tag(buf, t0, row, pos.keys[ply])
         return row
     lowest = max(0, ply - _MASK)
-    k = ply
-    found = False
-    while k > lowest:
-        _record_step(pos, buf, k, side)
+    k = ply - 1
+    while k >= lowest and not _tagged(buf, t0, k & _MASK, pos.keys[k]):
         k -= 1
-        side = 1 - side
-        if _tagged(buf, t0, k & _MASK, pos.keys[k]):
-            found = True
-            break
-    if found:
+    if k >= lowest:
+        # forward from the tagged ancestor, a step from the parent each ply
+        mover = side ^ ((ply - k - 1) & 1)  # to move at ply k + 1
         for j in range(k + 1, ply + 1):
-            _apply_step(buf, j, 1.0)
+            _step_from_parent(pos, buf, j, mover)
             _tag(buf, t0, j & _MASK, pos.keys[j])
-    else:
-        refresh_accumulator(pos, buf, row)
-        _tag(buf, t0, row, pos.keys[ply])
-        for j in range(ply, k, -1):
-            _apply_step(buf, j, -1.0)
-            _tag(buf, t0, (j - 1) & _MASK, pos.keys[j - 1])
+            mover = 1 - mover
+        return row
+    # none: from scratch, then the ancestors' rows backwards from it
+    refresh_accumulator(pos, buf, row)
+    _tag(buf, t0, row, pos.keys[ply])
+    for j in range(ply, lowest, -1):
+        _record_step(pos, buf, j, side)
+        side = 1 - side
+        _apply_step(buf, j, -1.0)
+        _tag(buf, t0, (j - 1) & _MASK, pos.keys[j - 1])
     return row
 
 
