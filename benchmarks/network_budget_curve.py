@@ -22,6 +22,7 @@ from pathlib import Path
 
 from treestrap.rating.elo import MatchScore
 from treestrap.rating.results import load_results
+from treestrap.rating.sprt import count_results
 
 
 @dataclass(frozen=True)
@@ -46,17 +47,8 @@ def parse_candidate(text: str) -> Candidate:
 
 def score_against(candidate: Candidate, reference: str) -> MatchScore:
     """The candidate's wins, draws and losses against ``reference`` in its match."""
-    wins = draws = losses = 0
-    for white, black, result in load_results(candidate.match_dir):
-        if {white, black} != {candidate.name, reference}:
-            continue
-        if result == "1/2-1/2":
-            draws += 1
-        elif (result == "1-0") == (white == candidate.name):
-            wins += 1
-        else:
-            losses += 1
-    return MatchScore(wins, draws, losses)
+    games = load_results(candidate.match_dir)
+    return MatchScore(*count_results(games, candidate.name, reference))
 
 
 def plot(
