@@ -106,14 +106,14 @@ class Actor:
             network = random_connect4_network(sizes, config.seed)
         else:
             params = random_network_parameters(sizes, config.seed)
-            linear, linear_set = self.linear if self.linear is not None else (None, None)
-            network = NetworkModel(
-                sizes,
-                params,
-                linear=linear,
-                linear_set=linear_set or "meep",
-                activation=network_activation(config.model),
-            )
+            activation = network_activation(config.model)
+            if self.linear is None:
+                network = NetworkModel(sizes, params, activation=activation)
+            else:
+                linear, linear_set = self.linear
+                network = NetworkModel(
+                    sizes, params, linear=linear, linear_set=linear_set, activation=activation
+                )
         # The actor keeps no replay set (the learner does): the smallest one.
         self.learner = Learner(replace(config, replay_size=2), network)
         assert isinstance(self.learner.algorithm, ReplayAlgorithm)
