@@ -62,8 +62,9 @@ class Figures:
 
 
 def config_for(args: argparse.Namespace) -> TrainConfig:
-    config = apply_preset(TrainConfig(games=args.games, seed=args.seed), args.preset)
-    changes = {"algorithm": args.algorithm}
+    config = apply_preset(TrainConfig(seed=args.seed), args.preset)
+    # After the preset, which may name its own game count (strong-net's 700).
+    changes = {"algorithm": args.algorithm, "games": args.games}
     if args.depth is not None:
         changes["depth"] = args.depth
     if args.max_plies is not None:
