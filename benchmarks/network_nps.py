@@ -55,7 +55,7 @@ HIDDEN_PER_CENTIPAWN = 1e-3
 NOISE = 0.1
 
 
-def materialistic_network(sizes: list[int], seed: int) -> NetworkModel:
+def materialistic_network(sizes: list[int], seed: int, activation: str = "tanh") -> NetworkModel:
     """A logistic regression (``[1]``) or one-hidden-layer MLP (``[h, 1]``) that scores
     about the hand-set material (so searches build trees of ordinary size, which random
     weights do not: quiescence explodes without material values), with seeded noise."""
@@ -72,7 +72,7 @@ def materialistic_network(sizes: list[int], seed: int) -> NetworkModel:
     v = (100.0 / CENTIPAWNS_PER_LOGIT) / (hidden * 100 * HIDDEN_PER_CENTIPAWN)
     top = v * (1.0 + rng.normal(0.0, NOISE, hidden))
     params = np.concatenate([w0.reshape(-1), np.zeros(hidden), top, [0.0]])
-    return NetworkModel(sizes, params)
+    return NetworkModel(sizes, params, activation=activation)
 
 
 def training_nps(ev: Evaluator, depth: int, fens: tuple[str, ...]) -> tuple[int, float]:
@@ -120,13 +120,16 @@ def main() -> None:
     ap.add_argument("--tournament-depth", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--hidden", type=int, default=20, help="hidden units of the MLP")
+    ap.add_argument("--activation", default="tanh", help="of the MLP's hidden units: tanh or crelu")
     ap.add_argument("--mlp", metavar="NET.npz", help="a network file instead of random weights")
     ap.add_argument("--quick", action="store_true", help="depths 3 and 5, one repeat")
     args = ap.parse_args()
     if args.quick:
         args.training_depth, args.tournament_depth, args.repeats = 3, 5, 1
 
-    mlp = load_weights(args.mlp) if args.mlp else materialistic_network([args.hidden, 1], seed=1)
+    mlp = load_weights(args.mlp) if args.mlp else materialistic_network(
+        [args.hidden, 1], seed=1, activation=args.activation
+    )
     if not isinstance(mlp, NetworkModel):
         ap.error(f"{args.mlp} is not a network file")
     evaluators = {

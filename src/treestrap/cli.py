@@ -27,6 +27,7 @@ COMMANDS = (
     "reproduce",
     "dataset",
     "supervised",
+    "distill",
     "connect4",
 )
 

@@ -1,0 +1,213 @@
+"""``treestrap distill``: fit a network to a teacher engine's search scores.
+
+``label`` scores the positions of PGN games with the teacher's tournament search at a
+fixed depth, in chunks that a rerun keeps (so it resumes); ``fit`` trains a
+clipped-ReLU network on the ``bitboard`` inputs to those scores and writes a network
+file that ``treestrap uci --weights``, tournaments and ``treestrap train --init`` take.
+See :mod:`treestrap.learn.distill`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from typing import Any
+
+from treestrap.commands.arguments import int_at_least, number
+
+
+def _positive_int(text: str) -> int:
+    return int_at_least(1, text)
+
+
+def _positive_float(text: str) -> float:
+    value = number(text, float, "a number")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "distill",
+        help="fit a network to a teacher engine's search scores of game positions",
+        description="Label the positions of PGN games with a teacher's search scores "
+        "(label), then fit a clipped-ReLU network on the bitboard inputs to them (fit).",
+    )
+    steps = p.add_subparsers(dest="step", required=True, metavar="STEP")
+    lab = steps.add_parser(
+        "label",
+        help="score game positions with the teacher's search (resumable)",
+        description="Score every distinct position of the games (from ply 8) with the "
+        "teacher's tournament search to --depth, in chunks of positions written to "
+        "OUT_DIR. Run the same command again to resume.",
+    )
+    lab.add_argument("games", nargs="+", metavar="GAMES.pgn", help="PGN files")
+    lab.add_argument("--out", required=True, metavar="OUT_DIR", help="labels directory")
+    lab.add_argument(
+        "--teacher", default="learned", help="a preset or weight file (default learned)"
+    )
+    lab.add_argument("--depth", type=_positive_int, default=5, help="search depth (default 5)")
+    lab.add_argument("--jobs", type=_positive_int, default=2, help="processes (default 2)")
+    lab.add_argument("--seed", type=int, default=0, help="seed of the positions' order")
+    lab.add_argument("--no-progress", action="store_true", help="no progress bar")
+    lab.set_defaults(func=run_label)
+
+    fit = steps.add_parser(
+        "fit",
+        help="fit a network to labelled positions",
+        description="Fit a crelu network (bitboard inputs -> --hidden -> 1) to the "
+        "labels by Adam on the soft cross-entropy of the searches' value mapping, each "
+        "position also colour-flipped; the last 5%% are held out. Prints the RMS error "
+        "in centipawns after each epoch.",
+    )
+    fit.add_argument("labels", metavar="LABELS_DIR", help="a directory of distill label")
+    fit.add_argument("--out", required=True, metavar="NET.npz", help="network file to write")
+    fit.add_argument("--hidden", type=_positive_int, default=256, help="hidden units (256)")
+    fit.add_argument("--epochs", type=_positive_int, default=8, help="epochs (default 8)")
+    fit.add_argument("--batch", type=_positive_int, default=1024, help="batch size (1024)")
+    fit.add_argument("--lr", type=_positive_float, default=1e-3, help="Adam's step (0.001)")
+    fit.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    fit.add_argument(
+        "--linear-part",
+        metavar="WEIGHTS",
+        help="fit a hybrid: the network as a residual on top of these linear weights "
+        "(a preset or file), which the network file carries",
+    )
+    fit.add_argument("--threads", type=_positive_int, help="PyTorch threads")
+    fit.set_defaults(func=run_fit)
+
+
+def _label_shard(
+    out: str, epds: list[str], depth: int, teacher: str, k: int, n: int, chunk: int
+) -> None:
+    from treestrap.learn.distill import label_positions
+
+    label_positions(epds, out, depth, teacher, shard=k, shards=n, chunk=chunk)
+
+
+def run_label(args: argparse.Namespace) -> int:
+    import multiprocessing
+
+    from tqdm import tqdm
+
+    from treestrap.evaluation.preset_names import PRESET_NAMES
+    from treestrap.learn import distill
+
+    if args.teacher not in PRESET_NAMES:
+        from treestrap.evaluation.weight_files import load_weights
+
+        try:
+            load_weights(args.teacher)
+        except (OSError, ValueError) as exc:
+            print(f"error: teacher {args.teacher!r}: {exc}", file=sys.stderr)
+            return 2
+    for path in args.games:
+        try:
+            open(path, "rb").close()
+        except OSError as exc:
+            print(f"error: {path}: {exc.strerror}", file=sys.stderr)
+            return 2
+    try:
+        epds = distill.prepare(args.out, args.games, args.depth, args.teacher, args.seed)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    chunk = int(distill.label_settings(args.out).get("chunk", distill.CHUNK))
+    total = distill.chunk_count(len(epds), chunk)
+    print(f"{len(epds)} positions in {total} chunks of {chunk}", flush=True)
+    context = multiprocessing.get_context("spawn")
+    jobs = [
+        context.Process(
+            target=_label_shard,
+            args=(args.out, epds, args.depth, args.teacher, k, args.jobs, chunk),
+        )
+        for k in range(args.jobs)
+    ]
+    for job in jobs:
+        job.start()
+    bar = tqdm(total=total, unit="chunk", disable=args.no_progress)
+    try:
+        while any(job.is_alive() for job in jobs):
+            bar.update(distill.labelled_chunks(args.out) - bar.n)
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        for job in jobs:
+            job.terminate()
+        bar.close()
+        print("interrupted: run the same command again to resume", file=sys.stderr)
+        return 130
+    bar.update(distill.labelled_chunks(args.out) - bar.n)
+    bar.close()
+    if any(job.exitcode != 0 for job in jobs):
+        print("error: a labelling process failed", file=sys.stderr)
+        return 1
+    print(f"labelled {distill.labelled_chunks(args.out)} of {total} chunks in {args.out}")
+    return 0
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    import torch
+
+    from treestrap.evaluation.network_weights import save_network
+    from treestrap.learn import distill
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        labels = distill.load_labels(args.labels)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    settings = distill.label_settings(args.labels)
+    print(f"{len(labels.white_cp)} positions", flush=True)
+    start = time.process_time()
+    linear, linear_cp = None, None
+    if args.linear_part:
+        from treestrap.evaluation.preset_names import PRESET_NAMES
+        from treestrap.evaluation.presets import preset_model
+        from treestrap.evaluation.weight_files import load_weights
+        from treestrap.evaluation.weights import LinearModel
+
+        try:
+            part = (
+                preset_model(args.linear_part)
+                if args.linear_part in PRESET_NAMES
+                else load_weights(args.linear_part)
+            )
+        except (OSError, ValueError) as exc:
+            print(f"error: --linear-part {args.linear_part}: {exc}", file=sys.stderr)
+            return 2
+        if not isinstance(part, LinearModel):
+            print(f"error: --linear-part {args.linear_part} is not linear", file=sys.stderr)
+            return 2
+        linear = part
+        linear_cp = distill.linear_scores(args.labels, linear, len(labels.white_cp))
+    model, reports = distill.fit_network(
+        labels,
+        args.hidden,
+        args.epochs,
+        args.batch,
+        args.lr,
+        seed=args.seed,
+        progress=True,
+        linear=linear,
+        linear_cp=linear_cp,
+    )
+    model.metadata.update(
+        {
+            "trained_by": "treestrap distill fit",
+            "command": "treestrap " + shlex.join(sys.argv[1:]),
+            "teacher": settings.get("teacher"),
+            "teacher_depth": settings.get("depth"),
+            "linear_part": args.linear_part,
+            "positions": len(labels.white_cp),
+            "held_out_rms_cp": round(reports[-1].held_out_cp, 1),
+            "cpu_seconds_fit": round(time.process_time() - start, 1),
+        }
+    )
+    save_network(model, args.out)
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,331 @@
+"""Distillation: a network fitted to a teacher engine's search scores.
+
+A pure network (no linear part) cannot start from random weights and beat a strong
+linear evaluation within a session's budget, but it can start from what that evaluation
+and its search already know. This module takes the positions of PGN files (the
+project's own training and match games), scores each with the teacher's tournament
+search at a fixed depth (so the targets hold more than the teacher's static value), and
+fits a clipped-ReLU network on the ``bitboard`` inputs to those scores with the soft
+cross-entropy of the searches' value mapping (:mod:`treestrap.evaluation.outcome`).
+The result is an ordinary network file, which TreeStrap can refine (``treestrap train
+--init``).
+
+Labelling is the costly step (milliseconds a position), so it writes chunks of a fixed
+size into a directory and skips the chunks already there: an interrupted run resumes,
+and several processes can share the work by ``shard`` and ``shards``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import numpy as np
+
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.weights import LinearModel
+
+#: Scores beyond this (mates, decided positions) are clipped: their probability is
+#: 0.9999 either way, and a mate's distance means nothing to a static evaluation.
+SCORE_CLIP = 1600.0
+#: Positions per chunk file.
+CHUNK = 20_000
+
+
+def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]:
+    """The distinct positions (EPD: board, side, castling, en passant) of the games of
+    ``paths`` from ply ``first_ply`` on, in file order; finished positions left out."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                board = game.board()
+                for ply, move in enumerate(game.mainline_moves(), start=1):
+                    board.push(move)
+                    if ply < first_ply:
+                        continue
+                    epd = board.epd()
+                    if epd in seen or board.is_game_over(claim_draw=False):
+                        continue
+                    seen.add(epd)
+                    out.append(epd)
+    return out
+
+
+def board_row(board: chess.Board) -> np.ndarray:
+    """The 769 ``bitboard`` inputs of ``board`` (0/1 bytes): ``piece * 64 + square``
+    with white pawn .. king as 0 .. 5 and black's as 6 .. 11, then white to move."""
+    row = np.zeros(BITBOARD_SIZE, dtype=np.uint8)
+    for square, piece in board.piece_map().items():
+        kind = piece.piece_type - 1 + (0 if piece.color == chess.WHITE else 6)
+        row[kind * 64 + square] = 1
+    if board.turn == chess.WHITE:
+        row[SIDE_TO_MOVE] = 1
+    return row
+
+
+@dataclass
+class Labels:
+    """Positions' input rows (packed 8 to a byte) and their scores for white (cp)."""
+
+    packed: np.ndarray
+    white_cp: np.ndarray
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.unpackbits(self.packed, axis=1, count=BITBOARD_SIZE)
+
+
+def _chunks(n: int, size: int) -> Iterator[tuple[int, int, int]]:
+    for index, start in enumerate(range(0, n, size)):
+        yield index, start, min(n, start + size)
+
+
+def label_positions(
+    epds: list[str],
+    out_dir: str | Path,
+    depth: int,
+    weights: str = "learned",
+    shard: int = 0,
+    shards: int = 1,
+    chunk: int | None = None,
+) -> None:
+    """Score ``epds`` with the tournament search of ``weights`` (a preset or file) to
+    ``depth`` and write chunk ``i`` (positions ``i * chunk`` on, ``chunk`` default
+    :data:`CHUNK`) as ``chunk-i.npz`` in ``out_dir``; this process takes the chunks
+    ``i % shards == shard`` not yet written."""
+    from treestrap.core.notation import parse_fen
+    from treestrap.engine.engine import Engine
+    from treestrap.evaluation.preset_names import PRESET_NAMES
+    from treestrap.evaluation.presets import preset_model
+    from treestrap.evaluation.weight_files import load_weights
+    from treestrap.search.timeman import SearchLimits
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model = preset_model(weights) if weights in PRESET_NAMES else load_weights(weights)
+    engine = Engine(model.evaluator(), hash_mb=16)
+    for index, start, end in _chunks(len(epds), chunk or CHUNK):
+        path = out / f"chunk-{index:04d}.npz"
+        if index % shards != shard or path.exists():
+            continue
+        rows = np.zeros((end - start, BITBOARD_SIZE), dtype=np.uint8)
+        cp = np.zeros(end - start)
+        for i, epd in enumerate(epds[start:end]):
+            board = chess.Board(epd + " 0 1")
+            rows[i] = board_row(board)
+            score = engine.go(parse_fen(board.fen()), SearchLimits(depth=depth)).score
+            score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
+            cp[i] = score if board.turn == chess.WHITE else -score
+        tmp = out / f"chunk-{index:04d}.tmp.npz"
+        np.savez(tmp, packed=np.packbits(rows, axis=1), white_cp=cp)
+        tmp.replace(path)
+
+
+POSITIONS_FILE = "positions.epd"
+SETTINGS_FILE = "labels.json"
+
+
+def prepare(
+    out_dir: str | Path, games: list[str], depth: int, teacher: str, seed: int = 0
+) -> list[str]:
+    """The positions of a labelling directory, shuffled by ``seed`` (so every chunk is
+    a sample of all games): written with the settings on the first call, read back
+    on later ones, which must ask for the same teacher and depth."""
+    out = Path(out_dir)
+    settings_path = out / SETTINGS_FILE
+    settings = {"teacher": teacher, "depth": depth}
+    if settings_path.exists():
+        saved = json.loads(settings_path.read_text())
+        if {k: saved.get(k) for k in settings} != settings:
+            raise ValueError(
+                f"{out} holds labels of teacher {saved.get('teacher')!r} at depth "
+                f"{saved.get('depth')}, not {teacher!r} at depth {depth}"
+            )
+        return (out / POSITIONS_FILE).read_text().split("\n")
+    epds = game_positions(games)
+    if not epds:
+        raise ValueError("the games hold no positions to label")
+    order = np.random.default_rng(seed).permutation(len(epds))
+    epds = [epds[i] for i in order]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / POSITIONS_FILE).write_text("\n".join(epds))
+    settings.update(
+        games=[Path(g).name for g in games], positions=len(epds), seed=seed, chunk=CHUNK
+    )
+    settings_path.write_text(json.dumps(settings, indent=1) + "\n")
+    return epds
+
+
+def label_settings(out_dir: str | Path) -> dict[str, Any]:
+    """The settings :func:`prepare` recorded (empty for a directory without them)."""
+    path = Path(out_dir) / SETTINGS_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def chunk_count(n: int, chunk: int) -> int:
+    return (n + chunk - 1) // chunk
+
+
+def labelled_chunks(out_dir: str | Path) -> int:
+    return len(list(Path(out_dir).glob("chunk-[0-9]*[0-9].npz")))
+
+
+def load_labels(out_dir: str | Path) -> Labels:
+    """Every chunk of ``out_dir`` together."""
+    files = sorted(Path(out_dir).glob("chunk-[0-9]*[0-9].npz"))
+    if not files:
+        raise FileNotFoundError(f"{out_dir}: no labelled chunks")
+    parts = [np.load(f) for f in files]
+    return Labels(
+        np.concatenate([p["packed"] for p in parts]),
+        np.concatenate([p["white_cp"] for p in parts]),
+    )
+
+
+def white_probability(white_cp: np.ndarray) -> np.ndarray:
+    """The searches' value mapping: a score for white as P(white wins)."""
+    return 1.0 / (1.0 + np.exp(-np.asarray(white_cp) / CENTIPAWNS_PER_LOGIT))
+
+
+def logit_error_cp(pred_logit: np.ndarray, white_cp: np.ndarray) -> float:
+    """Root mean square difference in centipawns of predicted and target scores."""
+    diff = np.asarray(pred_logit) * CENTIPAWNS_PER_LOGIT - np.asarray(white_cp)
+    return math.sqrt(float(np.mean(diff * diff)))
+
+
+@dataclass
+class FitReport:
+    """Errors of a fitted network: RMS centipawns on the training and held-out rows."""
+
+    epochs: int
+    train_cp: float
+    held_out_cp: float
+
+
+def fit_network(
+    labels: Labels,
+    hidden: int = 256,
+    epochs: int = 8,
+    batch: int = 1024,
+    lr: float = 1e-3,
+    held_out: float = 0.05,
+    seed: int = 0,
+    progress: bool = False,
+    linear: LinearModel | None = None,
+    linear_cp: np.ndarray | None = None,
+) -> tuple[NetworkModel, list[FitReport]]:
+    """A ``crelu:hidden`` network on the ``bitboard`` inputs fitted to ``labels`` by
+    Adam on the soft cross-entropy of ``white_probability`` (each row also
+    colour-flipped), the step size halved for each of the last half of the epochs;
+    the held-out rows are the last ``held_out`` of them. With ``linear`` (and its
+    scores for white of the labelled positions, ``linear_cp``) the network is a hybrid's
+    residual: it is fitted on top of those scores and the model carries the linear
+    part."""
+    import torch
+
+    from treestrap.evaluation.colour_flip import flip_bitboard
+    from treestrap.evaluation.network import quantize_first_layer
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = len(labels.white_cp)
+    cut = n - max(1, int(n * held_out))
+    train_packed = labels.packed[:cut]
+    train_p = white_probability(labels.white_cp[:cut])
+    val_rows = torch.from_numpy(labels.rows[cut:].astype(np.float32))
+    val_cp = labels.white_cp[cut:]
+    base = np.zeros(n) if linear_cp is None else np.asarray(linear_cp) / CENTIPAWNS_PER_LOGIT
+    val_base = torch.from_numpy(base[cut:].astype(np.float32))
+
+    first = torch.nn.Linear(BITBOARD_SIZE, hidden)
+    last = torch.nn.Linear(hidden, 1)
+    with torch.no_grad():
+        last.weight.mul_(0.1)
+        last.bias.zero_()
+    params = [*first.parameters(), *last.parameters()]
+    optimizer = torch.optim.Adam(params, lr=lr)
+
+    def logit(x: torch.Tensor) -> torch.Tensor:
+        return last(torch.clamp(first(x), 0.0, 1.0)).squeeze(1)
+
+    def rms(rows: torch.Tensor, offset: torch.Tensor, cp: np.ndarray) -> float:
+        with torch.no_grad():
+            pred = torch.cat([logit(rows[i : i + 8192]) for i in range(0, len(rows), 8192)])
+        return logit_error_cp((pred + offset).double().numpy(), cp)
+
+    reports: list[FitReport] = []
+    for epoch in range(1, epochs + 1):
+        if epoch > epochs // 2:
+            for group in optimizer.param_groups:
+                group["lr"] = lr * 0.5 ** (epoch - epochs // 2)
+        order = rng.permutation(cut)
+        for start in range(0, cut, batch):
+            pick = order[start : start + batch]
+            rows = np.unpackbits(train_packed[pick], axis=1, count=BITBOARD_SIZE)
+            p = train_p[pick]
+            x = torch.from_numpy(np.concatenate([rows, flip_bitboard(rows)]).astype(np.float32))
+            y = torch.from_numpy(np.concatenate([p, 1.0 - p]).astype(np.float32))
+            b = torch.from_numpy(np.concatenate([base[pick], -base[pick]]).astype(np.float32))
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logit(x) + b, y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        sample = rng.choice(cut, size=min(cut, 50_000), replace=False)
+        train_rows = torch.from_numpy(
+            np.unpackbits(train_packed[sample], axis=1, count=BITBOARD_SIZE).astype(np.float32)
+        )
+        train_base = torch.from_numpy(base[sample].astype(np.float32))
+        reports.append(
+            FitReport(
+                epoch,
+                rms(train_rows, train_base, labels.white_cp[sample]),
+                rms(val_rows, val_base, val_cp),
+            )
+        )
+        if progress:
+            r = reports[-1]
+            print(f"epoch {epoch}: train {r.train_cp:.1f} cp, held-out {r.held_out_cp:.1f} cp")
+
+    with torch.no_grad():
+        flat = np.concatenate(
+            [
+                first.weight.detach().double().numpy().T.reshape(-1),
+                first.bias.detach().double().numpy(),
+                last.weight.detach().double().numpy().reshape(-1),
+                last.bias.detach().double().numpy(),
+            ]
+        )
+    flat = quantize_first_layer(flat, BITBOARD_SIZE, hidden)
+    if linear is None:
+        return NetworkModel([hidden, 1], flat, activation="crelu"), reports
+    hybrid = NetworkModel(
+        [hidden, 1],
+        flat,
+        linear=linear.weights.copy(),
+        linear_set=linear.feature_set.name,
+        activation="crelu",
+    )
+    return hybrid, reports
+
+
+def linear_scores(out_dir: str | Path, model: LinearModel, count: int) -> np.ndarray:
+    """``model``'s static scores for white of the first ``count`` positions of a
+    labelling directory (the labelled ones, in the order of :func:`load_labels`)."""
+    from treestrap.core.notation import parse_fen
+
+    epds = (Path(out_dir) / POSITIONS_FILE).read_text().split("\n")[:count]
+    out = np.zeros(len(epds))
+    for i, epd in enumerate(epds):
+        score = model.evaluate(parse_fen(epd + " 0 1"))
+        out[i] = score if epd.split()[1] == "w" else -score
+    return out

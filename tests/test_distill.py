@@ -1,0 +1,147 @@
+"""Distillation (``treestrap.learn.distill``): positions from PGN, their inputs, teacher
+labels written in resumable chunks, and a fitted network that reproduces its targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+import torch
+
+from treestrap.core.notation import parse_fen
+from treestrap.evaluation.feature_sets.bitboard import BITBOARD_MAX_ACTIVE, bitboard_features
+from treestrap.learn import distill
+
+torch.set_num_threads(1)
+
+PGN = """[Event "t"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 1-0
+
+[Event "t"]
+[Result "0-1"]
+
+1. e4 e5 2. Nf3 Nc6 3. d4 exd4 4. Nxd4 Nf6 5. Nxc6 bxc6 6. e5 Qe7 0-1
+"""
+
+
+def _pgn(tmp_path: Path) -> Path:
+    path = tmp_path / "games.pgn"
+    path.write_text(PGN)
+    return path
+
+
+def test_positions_are_distinct_and_start_at_the_first_ply(tmp_path: Path) -> None:
+    epds = distill.game_positions([_pgn(tmp_path)], first_ply=3)
+    assert len(epds) == len(set(epds))
+    # Game 1 from ply 3 to 16 (14), game 2 from ply 3 to 12, sharing plies 3 and 4.
+    assert len(epds) == 14 + 10 - 2
+    assert (
+        epds[0] == chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -").epd()
+    )
+
+
+def test_board_rows_equal_the_compiled_inputs(tmp_path: Path) -> None:
+    idx = np.zeros(BITBOARD_MAX_ACTIVE, dtype=np.int64)
+    val = np.zeros(BITBOARD_MAX_ACTIVE)
+    for epd in distill.game_positions([_pgn(tmp_path)], first_ply=1):
+        board = chess.Board(epd + " 0 1")
+        n = bitboard_features(parse_fen(board.fen()), idx, val)
+        expected = np.zeros(769, dtype=np.uint8)
+        expected[idx[:n]] = 1
+        assert np.array_equal(distill.board_row(board), expected)
+
+
+def test_labels_are_white_scores_in_resumable_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(distill, "CHUNK", 4)
+    # White a queen up, with either side to move; then quiet positions.
+    epds = [
+        "4k3/8/8/8/8/8/8/3QK3 w - -",
+        "4k3/8/8/8/8/8/8/3QK3 b - -",
+        *distill.game_positions([_pgn(tmp_path)], first_ply=5)[:6],
+    ]
+    out = tmp_path / "labels"
+    distill.label_positions(epds, out, depth=2, shard=1, shards=2)
+    assert sorted(p.name for p in out.iterdir()) == ["chunk-0001.npz"]
+    distill.label_positions(epds, out, depth=2)
+    labels = distill.load_labels(out)
+    assert labels.rows.shape == (8, 769)
+    assert labels.white_cp[0] > 500 and labels.white_cp[1] > 500
+    assert np.all(np.abs(labels.white_cp) <= distill.SCORE_CLIP)
+    first = (out / "chunk-0000.npz").stat().st_mtime_ns
+    distill.label_positions(epds, out, depth=2)  # everything is there: nothing redone
+    assert (out / "chunk-0000.npz").stat().st_mtime_ns == first
+
+
+def test_a_fitted_network_reproduces_material_scores() -> None:
+    rng = np.random.default_rng(1)
+    values = np.array([100, 300, 320, 500, 900, 0] * 2) * np.repeat([1, -1], 6)
+    rows = np.zeros((4000, 769), dtype=np.uint8)
+    for i in range(len(rows)):
+        rows[i, rng.choice(768, size=rng.integers(2, 8), replace=False)] = 1
+        rows[i, 768] = rng.integers(0, 2)
+    cp = rows[:, :768].reshape(-1, 12, 64).sum(axis=2) @ values
+    cp = np.clip(cp, -distill.SCORE_CLIP, distill.SCORE_CLIP).astype(np.float64)
+    labels = distill.Labels(np.packbits(rows, axis=1), cp)
+    model, reports = distill.fit_network(labels, hidden=32, epochs=12, batch=64, lr=1e-2)
+    assert reports[-1].held_out_cp < 0.5 * reports[0].held_out_cp
+    assert reports[-1].held_out_cp < 160
+    # The compiled network (first layer on the accumulator's grid) scores as fitted.
+    board = chess.Board("4k3/8/8/8/8/8/8/3QK3 b - - 0 1")
+    assert model.evaluate(parse_fen(board.fen())) == pytest.approx(-900, abs=250)
+
+
+def test_the_commands_label_fit_and_write_a_network_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treestrap.cli import main
+    from treestrap.evaluation.network_weights import NetworkModel
+    from treestrap.evaluation.weight_files import load_weights
+
+    monkeypatch.setattr(distill, "CHUNK", 10)
+    games, labels, net = _pgn(tmp_path), tmp_path / "labels", tmp_path / "net.npz"
+    argv = ["distill", "label", str(games), "--out", str(labels), "--depth", "1"]
+    assert main([*argv, "--jobs", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "14 positions in 2 chunks of 10" in out and "labelled 2 of 2 chunks" in out
+    assert distill.load_labels(labels).rows.shape == (14, 769)
+    # The same directory with another depth is refused, not mixed.
+    assert main([*argv[:-1], "2", "--no-progress"]) == 2
+    assert "depth 1, not 'learned' at depth 2" in capsys.readouterr().err
+    fit = ["distill", "fit", str(labels), "--out", str(net), "--hidden", "8", "--epochs", "2"]
+    assert main(fit) == 0
+    model = load_weights(net)
+    assert isinstance(model, NetworkModel) and model.sizes == [8, 1]
+    assert model.metadata["teacher"] == "learned" and model.metadata["positions"] == 14
+    assert main(["distill", "label", str(tmp_path / "none.pgn"), "--out", str(labels)]) == 2
+    assert main(["distill", "fit", str(tmp_path / "empty"), "--out", str(net)]) == 2
+
+
+def test_a_hybrid_fitted_to_its_own_linear_scores_keeps_them(tmp_path: Path) -> None:
+    from treestrap.evaluation.presets import hand_set_model
+
+    linear = hand_set_model()
+    epds = distill.game_positions([_pgn(tmp_path)], first_ply=1)
+    out = tmp_path / "labels"
+    out.mkdir()
+    (out / distill.POSITIONS_FILE).write_text("\n".join(epds))
+    rows = np.array([distill.board_row(chess.Board(e + " 0 1")) for e in epds])
+    white_cp = distill.linear_scores(out, linear, len(epds))
+    side = np.where(rows[:, 768] == 1, 1.0, -1.0)
+    assert white_cp == pytest.approx(side * [linear.evaluate(parse_fen(e + " 0 1")) for e in epds])
+    labels = distill.Labels(
+        np.packbits(np.repeat(rows, 50, axis=0), axis=1), np.repeat(white_cp, 50)
+    )
+    model, _ = distill.fit_network(
+        labels, hidden=8, epochs=3, batch=64, linear=linear, linear_cp=np.repeat(white_cp, 50)
+    )
+    assert model.linear is not None
+    # The residual learns to stay near 0: the hybrid scores as its linear part.
+    for e in epds:
+        pos = parse_fen(e + " 0 1")
+        assert model.evaluate(pos) == pytest.approx(linear.evaluate(pos), abs=15)
