@@ -127,8 +127,10 @@ def main() -> None:
     if args.quick:
         args.training_depth, args.tournament_depth, args.repeats = 3, 5, 1
 
-    mlp = load_weights(args.mlp) if args.mlp else materialistic_network(
-        [args.hidden, 1], seed=1, activation=args.activation
+    mlp = (
+        load_weights(args.mlp)
+        if args.mlp
+        else materialistic_network([args.hidden, 1], seed=1, activation=args.activation)
     )
     if not isinstance(mlp, NetworkModel):
         ap.error(f"{args.mlp} is not a network file")

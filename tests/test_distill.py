@@ -71,6 +71,8 @@ def test_labels_are_white_scores_in_resumable_chunks(
     distill.label_positions(epds, out, depth=2)
     labels = distill.load_labels(out)
     assert labels.rows.shape == (8, 769)
+    assert list(labels.index) == list(range(8))
+    assert np.array_equal(labels.rows[2], distill.board_row(chess.Board(epds[2] + " 0 1")))
     assert labels.white_cp[0] > 500 and labels.white_cp[1] > 500
     assert np.all(np.abs(labels.white_cp) <= distill.SCORE_CLIP)
     first = (out / "chunk-0000.npz").stat().st_mtime_ns
@@ -87,7 +89,7 @@ def test_a_fitted_network_reproduces_material_scores() -> None:
         rows[i, 768] = rng.integers(0, 2)
     cp = rows[:, :768].reshape(-1, 12, 64).sum(axis=2) @ values
     cp = np.clip(cp, -distill.SCORE_CLIP, distill.SCORE_CLIP).astype(np.float64)
-    labels = distill.Labels(np.packbits(rows, axis=1), cp)
+    labels = distill.Labels(np.packbits(rows, axis=1), cp, np.arange(len(cp)))
     model, reports = distill.fit_network(labels, hidden=32, epochs=12, batch=64, lr=1e-2)
     assert reports[-1].held_out_cp < 0.5 * reports[0].held_out_cp
     assert reports[-1].held_out_cp < 160
@@ -131,11 +133,12 @@ def test_a_hybrid_fitted_to_its_own_linear_scores_keeps_them(tmp_path: Path) -> 
     out.mkdir()
     (out / distill.POSITIONS_FILE).write_text("\n".join(epds))
     rows = np.array([distill.board_row(chess.Board(e + " 0 1")) for e in epds])
-    white_cp = distill.linear_scores(out, linear, len(epds))
+    white_cp = distill.linear_scores(out, linear, np.arange(len(epds)))
     side = np.where(rows[:, 768] == 1, 1.0, -1.0)
     assert white_cp == pytest.approx(side * [linear.evaluate(parse_fen(e + " 0 1")) for e in epds])
+    many = np.repeat(rows, 50, axis=0)
     labels = distill.Labels(
-        np.packbits(np.repeat(rows, 50, axis=0), axis=1), np.repeat(white_cp, 50)
+        np.packbits(many, axis=1), np.repeat(white_cp, 50), np.arange(len(many))
     )
     model, _ = distill.fit_network(
         labels, hidden=8, epochs=3, batch=64, linear=linear, linear_cp=np.repeat(white_cp, 50)

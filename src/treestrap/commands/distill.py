@@ -184,7 +184,7 @@ def run_fit(args: argparse.Namespace) -> int:
             print(f"error: --linear-part {args.linear_part} is not linear", file=sys.stderr)
             return 2
         linear = part
-        linear_cp = distill.linear_scores(args.labels, linear, len(labels.white_cp))
+        linear_cp = distill.linear_scores(args.labels, linear, labels.index)
     model, reports = distill.fit_network(
         labels,
         args.hidden,

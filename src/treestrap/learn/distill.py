@@ -75,10 +75,12 @@ def board_row(board: chess.Board) -> np.ndarray:
 
 @dataclass
 class Labels:
-    """Positions' input rows (packed 8 to a byte) and their scores for white (cp)."""
+    """Positions' input rows (packed 8 to a byte), their scores for white (cp) and
+    their lines in the directory's positions file."""
 
     packed: np.ndarray
     white_cp: np.ndarray
+    index: np.ndarray
 
     @property
     def rows(self) -> np.ndarray:
@@ -127,7 +129,7 @@ def label_positions(
             score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
             cp[i] = score if board.turn == chess.WHITE else -score
         tmp = out / f"chunk-{index:04d}.tmp.npz"
-        np.savez(tmp, packed=np.packbits(rows, axis=1), white_cp=cp)
+        np.savez(tmp, packed=np.packbits(rows, axis=1), white_cp=cp, index=np.arange(start, end))
         tmp.replace(path)
 
 
@@ -189,6 +191,7 @@ def load_labels(out_dir: str | Path) -> Labels:
     return Labels(
         np.concatenate([p["packed"] for p in parts]),
         np.concatenate([p["white_cp"] for p in parts]),
+        np.concatenate([p["index"] for p in parts]),
     )
 
 
@@ -318,12 +321,18 @@ def fit_network(
     return hybrid, reports
 
 
-def linear_scores(out_dir: str | Path, model: LinearModel, count: int) -> np.ndarray:
-    """``model``'s static scores for white of the first ``count`` positions of a
-    labelling directory (the labelled ones, in the order of :func:`load_labels`)."""
+def positions_of(out_dir: str | Path, index: np.ndarray) -> list[str]:
+    """The EPDs of lines ``index`` of a labelling directory's positions file."""
+    epds = (Path(out_dir) / POSITIONS_FILE).read_text().split("\n")
+    return [epds[i] for i in index]
+
+
+def linear_scores(out_dir: str | Path, model: LinearModel, index: np.ndarray) -> np.ndarray:
+    """``model``'s static scores for white of the positions ``index`` (a
+    :class:`Labels`' ``index``) of a labelling directory."""
     from treestrap.core.notation import parse_fen
 
-    epds = (Path(out_dir) / POSITIONS_FILE).read_text().split("\n")[:count]
+    epds = positions_of(out_dir, index)
     out = np.zeros(len(epds))
     for i, epd in enumerate(epds):
         score = model.evaluate(parse_fen(epd + " 0 1"))
