@@ -60,7 +60,7 @@ def add_parser(sub: Any) -> None:
         help="fit a network to labelled positions",
         description="Fit a crelu network (bitboard inputs -> --hidden -> 1) to the "
         "labels by Adam on the soft cross-entropy of the searches' value mapping, each "
-        "position also colour-flipped; the last 5%% are held out. Prints the RMS error "
+        "position also colour-flipped; the last 5% are held out. Prints the RMS error "
         "in centipawns after each epoch.",
     )
     fit.add_argument("labels", metavar="LABELS_DIR", help="a directory of distill label")
