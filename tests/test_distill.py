@@ -103,6 +103,7 @@ def test_the_commands_label_fit_and_write_a_network_file(
 ) -> None:
     from treestrap.cli import main
     from treestrap.evaluation.network_weights import NetworkModel
+    from treestrap.evaluation.presets import preset_model
     from treestrap.evaluation.weight_files import load_weights
 
     monkeypatch.setattr(distill, "CHUNK", 10)
@@ -119,9 +120,29 @@ def test_the_commands_label_fit_and_write_a_network_file(
     assert main(fit) == 0
     model = load_weights(net)
     assert isinstance(model, NetworkModel) and model.sizes == [8, 1]
-    assert model.metadata["teacher"] == "learned" and model.metadata["positions"] == 14
+    assert model.metadata["teacher"] == "learned" and model.metadata["quiet_only"]
+    quiet = distill.quiet_mask(labels, preset_model("learned"), np.arange(14))
+    assert 0 < model.metadata["positions"] == quiet.sum() < 14
+    assert main([*fit, "--all-positions"]) == 0
+    assert load_weights(net).metadata["positions"] == 14
     assert main(["distill", "label", str(tmp_path / "none.pgn"), "--out", str(labels)]) == 2
     assert main(["distill", "fit", str(tmp_path / "empty"), "--out", str(net)]) == 2
+
+
+def test_quiet_positions_are_those_where_the_search_stands_pat(tmp_path: Path) -> None:
+    from treestrap.evaluation.presets import hand_set_model
+
+    epds = [
+        "4k3/8/8/8/8/8/8/3QK3 w - -",  # nothing to take
+        "4k3/8/8/8/3q4/8/8/3QK3 w - -",  # Qxd4 wins a queen
+        "4k3/8/8/2p5/3p4/8/8/3QK3 w - -",  # Qxd4 loses the queen to cxd4: stand pat
+        "4k3/8/8/8/8/8/4r3/4K3 w - -",  # in check
+    ]
+    out = tmp_path / "labels"
+    out.mkdir()
+    (out / distill.POSITIONS_FILE).write_text("\n".join(epds))
+    quiet = distill.quiet_mask(out, hand_set_model(), np.arange(len(epds)))
+    assert list(quiet) == [True, False, True, False]
 
 
 def test_a_hybrid_fitted_to_its_own_linear_scores_keeps_them(tmp_path: Path) -> None:

@@ -76,6 +76,12 @@ def add_parser(sub: Any) -> None:
         help="fit a hybrid: the network as a residual on top of these linear weights "
         "(a preset or file), which the network file carries",
     )
+    fit.add_argument(
+        "--all-positions",
+        action="store_true",
+        help="fit every labelled position, not only the quiet ones (not in check, and "
+        "the teacher's quiescence search stands pat)",
+    )
     fit.add_argument("--threads", type=_positive_int, help="PyTorch threads")
     fit.set_defaults(func=run_fit)
 
@@ -148,6 +154,15 @@ def run_label(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model(name: str) -> Any:
+    """A preset by name, or a weight file."""
+    from treestrap.evaluation.preset_names import PRESET_NAMES
+    from treestrap.evaluation.presets import preset_model
+    from treestrap.evaluation.weight_files import load_weights
+
+    return preset_model(name) if name in PRESET_NAMES else load_weights(name)
+
+
 def run_fit(args: argparse.Namespace) -> int:
     import torch
 
@@ -162,21 +177,18 @@ def run_fit(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     settings = distill.label_settings(args.labels)
-    print(f"{len(labels.white_cp)} positions", flush=True)
     start = time.process_time()
+    print(f"{len(labels.white_cp)} positions", flush=True)
+    if not args.all_positions:
+        teacher = str(settings.get("teacher", "learned"))
+        labels = labels.subset(distill.quiet_mask(args.labels, _model(teacher), labels.index))
+        print(f"{len(labels.white_cp)} quiet for {teacher}", flush=True)
     linear, linear_cp = None, None
     if args.linear_part:
-        from treestrap.evaluation.preset_names import PRESET_NAMES
-        from treestrap.evaluation.presets import preset_model
-        from treestrap.evaluation.weight_files import load_weights
         from treestrap.evaluation.weights import LinearModel
 
         try:
-            part = (
-                preset_model(args.linear_part)
-                if args.linear_part in PRESET_NAMES
-                else load_weights(args.linear_part)
-            )
+            part = _model(args.linear_part)
         except (OSError, ValueError) as exc:
             print(f"error: --linear-part {args.linear_part}: {exc}", file=sys.stderr)
             return 2
@@ -203,6 +215,7 @@ def run_fit(args: argparse.Namespace) -> int:
             "teacher": settings.get("teacher"),
             "teacher_depth": settings.get("depth"),
             "linear_part": args.linear_part,
+            "quiet_only": not args.all_positions,
             "positions": len(labels.white_cp),
             "held_out_rms_cp": round(reports[-1].held_out_cp, 1),
             "cpu_seconds_fit": round(time.process_time() - start, 1),

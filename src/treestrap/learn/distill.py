@@ -86,6 +86,9 @@ class Labels:
     def rows(self) -> np.ndarray:
         return np.unpackbits(self.packed, axis=1, count=BITBOARD_SIZE)
 
+    def subset(self, keep: np.ndarray) -> Labels:
+        return Labels(self.packed[keep], self.white_cp[keep], self.index[keep])
+
 
 def _chunks(n: int, size: int) -> Iterator[tuple[int, int, int]]:
     for index, start in enumerate(range(0, n, size)):
@@ -319,6 +322,33 @@ def fit_network(
         activation="crelu",
     )
     return hybrid, reports
+
+
+def quiet_mask(
+    out_dir: str | Path, model: LinearModel | NetworkModel, index: np.ndarray
+) -> np.ndarray:
+    """Which positions ``index`` of a labelling directory are quiet for ``model``: the
+    side to move is not in check and its quiescence search stands pat (no capture
+    changes the value). A static evaluation is only ever asked for such positions' values
+    by a search that plays out the captures itself; fitted to the search scores of the
+    others, it learns to anticipate captures that the search then counts again."""
+    from treestrap.core.notation import parse_fen
+    from treestrap.core.position import in_check
+    from treestrap.search.context import new_context, reset_context
+    from treestrap.search.quiescence import quiescence
+
+    ev = model.evaluator()
+    ctx = new_context()
+    reset_context(ctx)  # once: its evaluation cache then holds this evaluator's values
+    out = np.zeros(len(index), dtype=bool)
+    for i, epd in enumerate(positions_of(out_dir, index)):
+        pos = parse_fen(epd + " 0 1")
+        if in_check(pos):
+            continue
+        ctx.pv_len[0] = 0
+        quiescence(pos, ev, ctx)
+        out[i] = ctx.pv_len[0] == 0
+    return out
 
 
 def positions_of(out_dir: str | Path, index: np.ndarray) -> list[str]:
