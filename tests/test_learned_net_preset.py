@@ -42,7 +42,7 @@ def test_the_network_loads_with_its_provenance_and_its_linear_part() -> None:
     for key in PROVENANCE:
         assert net.metadata.get(key) not in (None, ""), key
     assert net.metadata["preset"] == "learned-net"
-    assert net.metadata["algorithm"] == "treestrap-ab"
+    assert net.metadata["algorithm"] == "distill"
     assert preset_model("learned-net").describe() == net.describe()
 
 

@@ -18,6 +18,7 @@ from treestrap.evaluation.presets import (
     PRESET_NAMES,
     hand_set_model,
     learned_model,
+    learned_net_model,
     preset_model,
     random_model,
 )
@@ -79,27 +80,29 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
-def test_the_default_preset_is_learned_for_players() -> None:
-    assert DEFAULT_PRESET == "learned"
+def test_the_default_preset_is_learned_net_for_players() -> None:
+    assert DEFAULT_PRESET == "learned-net"
     ours = parse_player("treestrap")
-    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "learned")
-    assert np.array_equal(load_model(ours).weights, learned_model().weights)
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "learned-net")
+    assert np.array_equal(load_model(ours).weights, learned_net_model().weights)
     # As a subprocess without a preset: no Preset option, so the engine's own default.
     uci = parse_player("treestrap-uci")
     assert (uci.name, uci.kind, uci.options) == ("uci-treestrap", UCI, ())
     assert uci.command[-1] == "uci"
 
 
-def test_uci_preset_learned_plays_the_learned_weights(kernels_load_from_cache: None) -> None:
+def test_uci_plays_its_default_preset_and_the_one_set_by_option(
+    kernels_load_from_cache: None,
+) -> None:
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
     hand_set_engine = start_engine("--preset", "hand-set")
     try:
         hand_set = last_score(hand_set_engine, fen)
-        hand_set_engine.send("setoption name Preset value learned")
+        hand_set_engine.send("setoption name Preset value learned-net")
         from_option = last_score(hand_set_engine, fen)
     finally:
         assert hand_set_engine.close() == 0
-    default = start_engine()  # no --preset: the default, learned
+    default = start_engine()  # no --preset: the default, learned-net
     try:
         by_default = last_score(default, fen)
         default.send("setoption name Preset value hand-set")

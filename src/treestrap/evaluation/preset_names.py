@@ -13,8 +13,9 @@ PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET)
 SHIPPED_PRESETS = (LEARNED, LEARNED_NET)
 
 #: The preset an engine or a player gets when none is named: the strongest measured.
-#: The shipped learned weights scored +127 Elo [+81, +177] against hand-set (200 games
-#: at depth 6, ECO openings with both colours; docs/learning.md).
-DEFAULT_PRESET = LEARNED
+#: The shipped network scored +166 Elo [+125, +212] against the learned linear weights
+#: (200 games at 10s+0.1s, ECO openings with both colours; docs/networks.md), which had
+#: scored +127 Elo [+81, +177] against hand-set.
+DEFAULT_PRESET = LEARNED_NET
 #: Why the default is the default, for help texts.
-DEFAULT_PRESET_WHY = "the strongest measured: +127 Elo over hand-set at depth 6"
+DEFAULT_PRESET_WHY = "the strongest measured: +166 Elo over learned at 10s+0.1s"

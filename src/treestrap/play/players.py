@@ -2,7 +2,7 @@
 
 =================================  ==================================================
 ``treestrap``                      our engine in process, the default preset's weights
-                                   (``learned``, the strongest measured)
+                                   (``learned-net``, the strongest measured)
 ``hand-set``                       our engine in process, hand-set weights
 ``learned``                        our engine in process, the shipped learned weights
 ``random[:SEED]``                  our engine in process, small random weights
