@@ -11,6 +11,9 @@ Run from the repository root with the project's virtual environment active::
 
     python benchmarks/network_budget_curve.py --reference learned --reference-hours 3.0 \\
         t1000:3.52:runs/m1 d4:5.75:runs/m-d4 --out docs/network-budget.png
+
+A fourth part names the candidate's series (default ``network``): each series is a line
+of its own, so runs of different methods are not joined.
 """
 
 from __future__ import annotations
@@ -30,19 +33,23 @@ class Candidate:
     name: str  # the candidate's player name in its match
     cpu_hours: float
     match_dir: Path
+    series: str = "network"  # how it was trained: one line of the plot per series
 
 
 def parse_candidate(text: str) -> Candidate:
-    """``NAME:CPU_HOURS:MATCH_DIR``."""
-    parts = text.split(":", 2)
-    if len(parts) != 3:
-        raise argparse.ArgumentTypeError(f"expected NAME:CPU_HOURS:MATCH_DIR, got {text!r}")
-    name, hours, where = parts
+    """``NAME:CPU_HOURS:MATCH_DIR[:SERIES]``."""
+    parts = text.split(":", 3)
+    if len(parts) not in (3, 4):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:CPU_HOURS:MATCH_DIR[:SERIES], got {text!r}"
+        )
+    name, hours, where = parts[:3]
+    series = parts[3] if len(parts) == 4 else "network"
     try:
         cpu_hours = float(hours)
     except ValueError:
         raise argparse.ArgumentTypeError(f"CPU hours must be a number, got {hours!r}") from None
-    return Candidate(name, cpu_hours, Path(where))
+    return Candidate(name, cpu_hours, Path(where), series)
 
 
 def score_against(candidate: Candidate, reference: str) -> MatchScore:
@@ -64,19 +71,21 @@ def plot(
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5))
-    xs = [c.cpu_hours for c, _ in rows]
-    elos = [s.elo for _, s in rows]
-    lows = [s.elo - s.elo_interval()[0] for _, s in rows]
-    highs = [s.elo_interval()[1] - s.elo for _, s in rows]
-    ax.errorbar(xs, elos, yerr=[lows, highs], marker="o", capsize=4, label="network")
-    for (c, s), x, y in zip(rows, xs, elos, strict=True):
-        ax.annotate(
-            f"{c.name} ({s.games} games)",
-            (x, y),
-            textcoords="offset points",
-            xytext=(6, 6),
-            fontsize=8,
-        )
+    for series in dict.fromkeys(c.series for c, _ in rows):
+        part = [(c, s) for c, s in rows if c.series == series]
+        xs = [c.cpu_hours for c, _ in part]
+        elos = [s.elo for _, s in part]
+        lows = [s.elo - s.elo_interval()[0] for _, s in part]
+        highs = [s.elo_interval()[1] - s.elo for _, s in part]
+        ax.errorbar(xs, elos, yerr=[lows, highs], marker="o", capsize=4, label=series)
+        for (c, s), x, y in zip(part, xs, elos, strict=True):
+            ax.annotate(
+                f"{c.name} ({s.games} games)",
+                (x, y),
+                textcoords="offset points",
+                xytext=(6, 6),
+                fontsize=8,
+            )
     ax.plot(
         [ref_hours],
         [0.0],
@@ -99,7 +108,10 @@ def plot(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "candidates", nargs="+", type=parse_candidate, metavar="NAME:CPU_HOURS:MATCH_DIR"
+        "candidates",
+        nargs="+",
+        type=parse_candidate,
+        metavar="NAME:CPU_HOURS:MATCH_DIR[:SERIES]",
     )
     parser.add_argument("--reference", default="learned", help="the player all are scored against")
     parser.add_argument(
