@@ -18,8 +18,6 @@ import numpy as np
 
 from treestrap.core.notation import parse_fen
 from treestrap.engine.engine import Engine
-from treestrap.evaluation.preset_names import PRESET_NAMES
-from treestrap.evaluation.presets import preset_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn import distill
 from treestrap.search.timeman import SearchLimits
@@ -51,9 +49,7 @@ def main() -> None:
     side = np.array([1.0 if e.split()[1] == "w" else -1.0 for e in epds])
     settings = distill.label_settings(args.labels)
     teacher_name = str(settings.get("teacher", "learned"))
-    teacher = (
-        preset_model(teacher_name) if teacher_name in PRESET_NAMES else load_weights(teacher_name)
-    )
+    teacher = distill.named_model(teacher_name)
     print(
         f"{len(target)} held-out positions of {n}; labels: {teacher_name} searched to depth "
         f"{settings.get('depth')}"

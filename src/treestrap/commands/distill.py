@@ -154,15 +154,6 @@ def run_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model(name: str) -> Any:
-    """A preset by name, or a weight file."""
-    from treestrap.evaluation.preset_names import PRESET_NAMES
-    from treestrap.evaluation.presets import preset_model
-    from treestrap.evaluation.weight_files import load_weights
-
-    return preset_model(name) if name in PRESET_NAMES else load_weights(name)
-
-
 def run_fit(args: argparse.Namespace) -> int:
     import torch
 
@@ -181,14 +172,16 @@ def run_fit(args: argparse.Namespace) -> int:
     print(f"{len(labels.white_cp)} positions", flush=True)
     if not args.all_positions:
         teacher = str(settings.get("teacher", "learned"))
-        labels = labels.subset(distill.quiet_mask(args.labels, _model(teacher), labels.index))
+        labels = labels.subset(
+            distill.quiet_mask(args.labels, distill.named_model(teacher), labels.index)
+        )
         print(f"{len(labels.white_cp)} quiet for {teacher}", flush=True)
     linear, linear_cp = None, None
     if args.linear_part:
         from treestrap.evaluation.weights import LinearModel
 
         try:
-            part = _model(args.linear_part)
+            part = distill.named_model(args.linear_part)
         except (OSError, ValueError) as exc:
             print(f"error: --linear-part {args.linear_part}: {exc}", file=sys.stderr)
             return 2

@@ -95,6 +95,15 @@ def _chunks(n: int, size: int) -> Iterator[tuple[int, int, int]]:
         yield index, start, min(n, start + size)
 
 
+def named_model(name: str) -> LinearModel | NetworkModel:
+    """A preset by name, or a weight file."""
+    from treestrap.evaluation.preset_names import PRESET_NAMES
+    from treestrap.evaluation.presets import preset_model
+    from treestrap.evaluation.weight_files import load_weights
+
+    return preset_model(name) if name in PRESET_NAMES else load_weights(name)
+
+
 def label_positions(
     epds: list[str],
     out_dir: str | Path,
@@ -110,14 +119,11 @@ def label_positions(
     ``i % shards == shard`` not yet written."""
     from treestrap.core.notation import parse_fen
     from treestrap.engine.engine import Engine
-    from treestrap.evaluation.preset_names import PRESET_NAMES
-    from treestrap.evaluation.presets import preset_model
-    from treestrap.evaluation.weight_files import load_weights
     from treestrap.search.timeman import SearchLimits
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    model = preset_model(weights) if weights in PRESET_NAMES else load_weights(weights)
+    model = named_model(weights)
     engine = Engine(model.evaluator(), hash_mb=16)
     for index, start, end in _chunks(len(epds), chunk or CHUNK):
         path = out / f"chunk-{index:04d}.npz"
