@@ -169,3 +169,42 @@ def test_a_hybrid_fitted_to_its_own_linear_scores_keeps_them(tmp_path: Path) -> 
     for e in epds:
         pos = parse_fen(e + " 0 1")
         assert model.evaluate(pos) == pytest.approx(linear.evaluate(pos), abs=15)
+
+
+def test_joined_labels_keep_each_parts_held_out_rows() -> None:
+    def part(n: int, first_cp: int) -> distill.Labels:
+        packed = np.zeros((n, 97), dtype=np.uint8)
+        return distill.Labels(packed, np.arange(first_cp, first_cp + n, dtype=float), np.arange(n))
+
+    one = part(40, 0)
+    joined, base = distill.join_labels([one])
+    assert base is None and np.array_equal(joined.white_cp, one.white_cp)
+    assert joined.held_out_count == distill.held_out_rows(40) == 2
+    a, b = part(40, 0), part(60, 1000)
+    joined, base = distill.join_labels([a, b], bases=[a.white_cp + 0.5, b.white_cp + 0.5])
+    # Training rows of a, then of b; then a's last 2 and b's last 3.
+    expected = [*range(38), *range(1000, 1057), 38, 39, 1057, 1058, 1059]
+    assert list(joined.white_cp) == expected
+    assert joined.held_out_count == 5
+    assert base is not None and np.array_equal(base, joined.white_cp + 0.5)
+
+
+def test_fit_joins_several_label_directories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treestrap.cli import main
+    from treestrap.evaluation.weight_files import load_weights
+
+    monkeypatch.setattr(distill, "CHUNK", 10)
+    games = _pgn(tmp_path)
+    for name, depth in (("one", "1"), ("two", "2")):
+        label = ["distill", "label", str(games), "--out", str(tmp_path / name)]
+        assert main([*label, "--depth", depth, "--jobs", "1", "--no-progress"]) == 0
+    net = tmp_path / "net.npz"
+    fit = ["distill", "fit", str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(net)]
+    assert main([*fit, "--hidden", "4", "--epochs", "1", "--all-positions"]) == 0
+    assert "one: 14 positions" in capsys.readouterr().out
+    meta = load_weights(net).metadata
+    assert meta["positions"] == 28 and meta["teacher_depth"] == [1, 2]
+    assert main(["distill", "fit", str(tmp_path / "missing"), *fit[2:]]) == 2
+    assert "no labelled chunks" in capsys.readouterr().err

@@ -63,7 +63,12 @@ def add_parser(sub: Any) -> None:
         "position also colour-flipped; the last 5% are held out. Prints the RMS error "
         "in centipawns after each epoch.",
     )
-    fit.add_argument("labels", metavar="LABELS_DIR", help="a directory of distill label")
+    fit.add_argument(
+        "labels",
+        nargs="+",
+        metavar="LABELS_DIR",
+        help="directories of distill label (several are joined, each holding out its own last 5%%)",
+    )
     fit.add_argument("--out", required=True, metavar="NET.npz", help="network file to write")
     fit.add_argument("--hidden", type=_positive_int, default=256, help="hidden units (256)")
     fit.add_argument("--epochs", type=_positive_int, default=8, help="epochs (default 8)")
@@ -162,21 +167,7 @@ def run_fit(args: argparse.Namespace) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    try:
-        labels = distill.load_labels(args.labels)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    settings = distill.label_settings(args.labels)
-    start = time.process_time()
-    print(f"{len(labels.white_cp)} positions", flush=True)
-    if not args.all_positions:
-        teacher = str(settings.get("teacher", "learned"))
-        labels = labels.subset(
-            distill.quiet_mask(args.labels, distill.named_model(teacher), labels.index)
-        )
-        print(f"{len(labels.white_cp)} quiet for {teacher}", flush=True)
-    linear, linear_cp = None, None
+    linear = None
     if args.linear_part:
         from treestrap.evaluation.weights import LinearModel
 
@@ -189,7 +180,27 @@ def run_fit(args: argparse.Namespace) -> int:
             print(f"error: --linear-part {args.linear_part} is not linear", file=sys.stderr)
             return 2
         linear = part
-        linear_cp = distill.linear_scores(args.labels, linear, labels.index)
+    start = time.process_time()
+    parts, bases, teachers = [], [], []
+    for directory in args.labels:
+        try:
+            part_labels = distill.load_labels(directory)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        settings = distill.label_settings(directory)
+        teacher = str(settings.get("teacher", "learned"))
+        teachers.append((teacher, settings.get("depth")))
+        print(f"{directory}: {len(part_labels.white_cp)} positions", flush=True)
+        if not args.all_positions:
+            quiet = distill.quiet_mask(directory, distill.named_model(teacher), part_labels.index)
+            part_labels = part_labels.subset(quiet)
+            print(f"{directory}: {len(part_labels.white_cp)} quiet for {teacher}", flush=True)
+        parts.append(part_labels)
+        if linear is not None:
+            bases.append(distill.linear_scores(directory, linear, part_labels.index))
+    labels, linear_cp = distill.join_labels(parts, bases=bases if linear is not None else None)
+    one_teacher = len(set(teachers)) == 1
     model, reports = distill.fit_network(
         labels,
         args.hidden,
@@ -205,8 +216,8 @@ def run_fit(args: argparse.Namespace) -> int:
         {
             "trained_by": "treestrap distill fit",
             "command": "treestrap " + shlex.join(sys.argv[1:]),
-            "teacher": settings.get("teacher"),
-            "teacher_depth": settings.get("depth"),
+            "teacher": teachers[0][0] if one_teacher else [t for t, _ in teachers],
+            "teacher_depth": teachers[0][1] if one_teacher else [d for _, d in teachers],
             "linear_part": args.linear_part,
             "quiet_only": not args.all_positions,
             "positions": len(labels.white_cp),

@@ -38,6 +38,8 @@ from treestrap.evaluation.weights import LinearModel
 SCORE_CLIP = 1600.0
 #: Positions per chunk file.
 CHUNK = 20_000
+#: The share of rows that a fit holds out.
+HELD_OUT = 0.05
 
 
 def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]:
@@ -81,6 +83,8 @@ class Labels:
     packed: np.ndarray
     white_cp: np.ndarray
     index: np.ndarray
+    #: How many of the last rows a fit holds out (None: its ``held_out`` share).
+    held_out_count: int | None = None
 
     @property
     def rows(self) -> np.ndarray:
@@ -204,6 +208,34 @@ def load_labels(out_dir: str | Path) -> Labels:
     )
 
 
+def join_labels(
+    parts: list[Labels], held_out: float = HELD_OUT, bases: list[np.ndarray] | None = None
+) -> tuple[Labels, np.ndarray | None]:
+    """Several labelling directories' labels as one, for :func:`fit_network`: the
+    training rows of every part first, then every part's last ``held_out`` rows, so
+    each part keeps its own held-out rows (one part comes back unchanged). ``bases``
+    (each part's linear scores, or None) are reordered the same way."""
+    cuts = [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
+    order = [(k, slice(None, c)) for k, c in enumerate(cuts)]
+    order += [(k, slice(c, None)) for k, c in enumerate(cuts)]
+
+    def join(arrays: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([arrays[k][s] for k, s in order])
+
+    labels = Labels(
+        join([p.packed for p in parts]),
+        join([p.white_cp for p in parts]),
+        join([p.index for p in parts]),
+        held_out_count=sum(len(p.white_cp) - c for p, c in zip(parts, cuts, strict=True)),
+    )
+    return labels, None if bases is None else join(bases)
+
+
+def held_out_rows(n: int, held_out: float = HELD_OUT) -> int:
+    """How many of ``n`` rows :func:`fit_network` holds out."""
+    return max(1, int(n * held_out))
+
+
 def white_probability(white_cp: np.ndarray) -> np.ndarray:
     """The searches' value mapping: a score for white as P(white wins)."""
     return 1.0 / (1.0 + np.exp(-np.asarray(white_cp) / CENTIPAWNS_PER_LOGIT))
@@ -230,7 +262,7 @@ def fit_network(
     epochs: int = 8,
     batch: int = 1024,
     lr: float = 1e-3,
-    held_out: float = 0.05,
+    held_out: float = HELD_OUT,
     seed: int = 0,
     progress: bool = False,
     linear: LinearModel | None = None,
@@ -239,7 +271,8 @@ def fit_network(
     """A ``crelu:hidden`` network on the ``bitboard`` inputs fitted to ``labels`` by
     Adam on the soft cross-entropy of ``white_probability`` (each row also
     colour-flipped), the step size halved for each of the last half of the epochs;
-    the held-out rows are the last ``held_out`` of them. With ``linear`` (and its
+    the held-out rows are the last ``held_out`` of them (or the labels' own
+    ``held_out_count``). With ``linear`` (and its
     scores for white of the labelled positions, ``linear_cp``) the network is a hybrid's
     residual: it is fitted on top of those scores and the model carries the linear
     part."""
@@ -251,7 +284,7 @@ def fit_network(
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(labels.white_cp)
-    cut = n - max(1, int(n * held_out))
+    cut = n - (labels.held_out_count or held_out_rows(n, held_out))
     train_packed = labels.packed[:cut]
     train_p = white_probability(labels.white_cp[:cut])
     val_rows = torch.from_numpy(labels.rows[cut:].astype(np.float32))
