@@ -208,3 +208,23 @@ def test_fit_joins_several_label_directories(
     assert meta["positions"] == 28 and meta["teacher_depth"] == [1, 2]
     assert main(["distill", "fit", str(tmp_path / "missing"), *fit[2:]]) == 2
     assert "no labelled chunks" in capsys.readouterr().err
+
+
+def test_a_killed_labelling_run_stops_its_workers(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    games = _pgn(tmp_path)
+    out = tmp_path / "labels"
+    command = [sys.executable, "-m", "treestrap.cli", "distill", "label", str(games)]
+    command += ["--out", str(out), "--depth", "30", "--jobs", "2", "--no-progress"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None
+    assert "positions in" in proc.stdout.readline().decode()  # the workers are starting
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted: run the same command again to resume" in err.decode()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 import time
 from typing import Any
@@ -99,6 +100,10 @@ def _label_shard(
     label_positions(epds, out, depth, teacher, shard=k, shards=n, chunk=chunk)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def run_label(args: argparse.Namespace) -> int:
     import multiprocessing
 
@@ -128,7 +133,8 @@ def run_label(args: argparse.Namespace) -> int:
         return 2
     chunk = int(distill.label_settings(args.out).get("chunk", distill.CHUNK))
     total = distill.chunk_count(len(epds), chunk)
-    print(f"{len(epds)} positions in {total} chunks of {chunk}", flush=True)
+    # A kill stops the workers too, as Ctrl-C does: they would otherwise run on alone.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     context = multiprocessing.get_context("spawn")
     jobs = [
         context.Process(
@@ -137,19 +143,23 @@ def run_label(args: argparse.Namespace) -> int:
         )
         for k in range(args.jobs)
     ]
-    for job in jobs:
-        job.start()
     bar = tqdm(total=total, unit="chunk", disable=args.no_progress)
     try:
+        print(f"{len(epds)} positions in {total} chunks of {chunk}", flush=True)
+        for job in jobs:
+            job.start()
         while any(job.is_alive() for job in jobs):
             bar.update(distill.labelled_chunks(args.out) - bar.n)
             time.sleep(1.0)
     except KeyboardInterrupt:
         for job in jobs:
-            job.terminate()
+            if job.is_alive():
+                job.terminate()
         bar.close()
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     bar.update(distill.labelled_chunks(args.out) - bar.n)
     bar.close()
     if any(job.exitcode != 0 for job in jobs):
