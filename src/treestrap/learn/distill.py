@@ -272,10 +272,9 @@ def fit_network(
     Adam on the soft cross-entropy of ``white_probability`` (each row also
     colour-flipped), the step size halved for each of the last half of the epochs;
     the held-out rows are the last ``held_out`` of them (or the labels' own
-    ``held_out_count``). With ``linear`` (and its
-    scores for white of the labelled positions, ``linear_cp``) the network is a hybrid's
-    residual: it is fitted on top of those scores and the model carries the linear
-    part."""
+    ``held_out_count``). With ``linear`` (and its scores for white of the labelled
+    positions, ``linear_cp``) the network is a hybrid's residual: it is fitted on top
+    of those scores and the model carries the linear part."""
     import torch
 
     from treestrap.evaluation.colour_flip import flip_bitboard
