@@ -150,7 +150,7 @@ def test_node_budget_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ("changes", "message"),
     [
         ({"optimizer": "rmsprop"}, "unknown optimizer"),
-        ({"step_size": -1.0}, "step size must be positive"),
+        ({"step_size": -1.0}, "step size must be >= 0"),
         ({"objective": "hinge"}, "unknown objective"),
         ({"step_decay": -5.0}, "step decay must be >= 0"),
     ],
@@ -336,7 +336,7 @@ def test_presets_set_only_options_of_the_table() -> None:
         ({"checkpoint_every": 0}, "checkpoint every must be >= 1 game, got 0"),
         ({"max_plies": 0}, "max plies must be >= 1, got 0"),
         ({"opponent_after": -1}, "opponent after must be >= 0 games, got -1"),
-        ({"step_size": 0.0}, "step size must be positive"),
+        ({"step_size": -0.5}, "step size must be >= 0"),
     ],
 )
 @pytest.mark.parametrize("model", ["linear", "mlp:8"])
@@ -355,3 +355,25 @@ def test_the_search_needs_a_limit_except_a_network_minimax() -> None:
     with pytest.raises(ValueError, match="give a search depth, a node budget or a clock"):
         network_config("logreg", algorithm="treestrap-ab", **unbounded).validate()
     network_config("logreg", **unbounded).validate()  # the minimax tree's budget bounds it
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_a_step_of_zero_plays_the_games_and_keeps_the_weights(
+    tmp_path: Path, optimizer: str
+) -> None:
+    train(
+        quick("treestrap-ab", 2, seed=3, max_plies=30, optimizer=optimizer, step_size=0.0), tmp_path
+    )
+    start = load_weights(tmp_path / "checkpoints" / "game-000000.npz").weights
+    after = load_weights(tmp_path / "weights.npz").weights
+    assert len(metric_rows(tmp_path)) == 2
+    assert np.array_equal(start, after)
+
+
+def test_a_network_run_with_a_step_of_zero_keeps_its_parameters(tmp_path: Path) -> None:
+    config = network_config("mlp:8", games=2, seed=3, max_plies=30, step_size=0.0)
+    train(config, tmp_path)
+    start = load_weights(tmp_path / "checkpoints" / "game-000000.npz").weights
+    after = load_weights(tmp_path / "weights.npz").weights
+    assert len(metric_rows(tmp_path)) == 2
+    assert np.array_equal(start, after)

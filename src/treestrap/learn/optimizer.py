@@ -55,6 +55,8 @@ class AdaGrad(Optimizer):
         self.sum_sq = np.zeros(size)
 
     def apply(self, weights: np.ndarray, delta_theta: np.ndarray) -> None:
+        if self.step_size == 0:  # play without learning: no g to recover
+            return
         g = delta_theta / self.step_size
         self.sum_sq += g * g
         touched = self.sum_sq > 0
@@ -78,6 +80,8 @@ class Adam(Optimizer):
         self.t = np.zeros(1)
 
     def apply(self, weights: np.ndarray, delta_theta: np.ndarray) -> None:
+        if self.step_size == 0:  # play without learning: no g to recover
+            return
         g = delta_theta / self.step_size
         self.t += 1
         self.m *= ADAM_BETA1

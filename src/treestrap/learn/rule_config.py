@@ -65,10 +65,13 @@ def write_connect4_network(evaluator: Any, params: np.ndarray) -> None:
 def rule_step_size(config: RuleConfig, network: bool) -> float:
     """``config.step_size``, or the rule's default: the paper's for a linear rule
     (:func:`~treestrap.learn.registry.default_step_size`), Algorithm 7's
-    :data:`~treestrap.learn.network_treestrap.NETWORK_STEP_SIZE` for a network."""
+    :data:`~treestrap.learn.network_treestrap.NETWORK_STEP_SIZE` for a network. A
+    step of 0 is kept: the run plays its games and learns nothing."""
+    if config.step_size is not None:
+        return config.step_size
     if network:
-        return config.step_size or NETWORK_STEP_SIZE
-    return config.step_size or default_step_size(
+        return NETWORK_STEP_SIZE
+    return default_step_size(
         config.algorithm, config.squash, config.optimizer, config.normalise_step, config.game
     )
 

@@ -180,10 +180,11 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
         "step_size",
         float | None,
         None,
-        doc="step size; None = the paper's value for the algorithm",
+        doc="step size; None = the paper's value for the algorithm, 0 = play only",
         flag="--step-size",
-        help="default: the paper's value for the algorithm",
-        check=Check(lambda v: v > 0, "step size must be positive"),
+        help="default: the paper's value for the algorithm; 0 plays the games and keeps "
+        "the weights as they are (positions for distill label)",
+        check=Check(lambda v: v >= 0, "step size must be >= 0"),
     ),
     TrainOption(
         "lam",
