@@ -228,3 +228,68 @@ def test_a_killed_labelling_run_stops_its_workers(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "interrupted: run the same command again to resume" in err.decode()
+
+
+def test_positions_carry_the_mean_result_of_the_games_that_reached_them(
+    tmp_path: Path,
+) -> None:
+    pgn = _pgn(tmp_path)
+    with open(pgn, "a") as fh:
+        fh.write('\n[Event "t"]\n[Result "*"]\n\n1. d4 d5 2. c4 *\n')
+    epds = distill.game_positions([pgn], first_ply=3)
+    results = distill.position_results([pgn], epds, first_ply=3)
+    one = set(distill.game_positions([pgn], first_ply=3)[:14])  # game 1 (1-0)
+    for epd, result in zip(epds, results, strict=True):
+        if epd == chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -").epd():
+            assert result == 0.5  # reached by both games, won by each side once
+        elif epd.startswith("rnbqkbnr/ppp1pppp/8/3p4/2PP4"):
+            assert np.isnan(result)  # only the unfinished game reached it
+        elif epd in one:
+            assert result in (0.5, 1.0)
+        else:
+            assert result in (0.5, 0.0)
+    assert np.count_nonzero(results == 0.5) == 2  # plies 3 and 4 are shared
+    assert np.count_nonzero(np.isnan(results)) == 1
+
+
+def test_game_results_are_mixed_into_the_targets_where_known() -> None:
+    labels = distill.Labels(
+        np.zeros((3, 97), dtype=np.uint8),
+        np.zeros(3),
+        np.arange(3),
+        white_result=np.array([1.0, 0.0, np.nan]),
+    )
+    assert list(distill.training_targets(labels, 0.0)) == [0.5, 0.5, 0.5]
+    assert list(distill.training_targets(labels, 0.5)) == [0.75, 0.25, 0.5]
+    kept = labels.subset(np.array([1, 2]))
+    assert kept.white_result is not None and list(kept.white_result[:1]) == [0.0]
+    with pytest.raises(ValueError, match="no game results"):
+        distill.training_targets(distill.Labels(labels.packed, labels.white_cp, labels.index), 0.5)
+
+
+def test_labelling_records_the_results_and_fit_mixes_them_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treestrap.cli import main
+    from treestrap.evaluation.weight_files import load_weights
+
+    monkeypatch.setattr(distill, "CHUNK", 10)
+    games, labels, net = _pgn(tmp_path), tmp_path / "labels", tmp_path / "net.npz"
+    label = ["distill", "label", str(games), "--out", str(labels), "--depth", "1"]
+    assert main([*label, "--jobs", "1", "--no-progress"]) == 0
+    loaded = distill.load_labels(labels)
+    assert loaded.white_result is not None
+    epds = distill.positions_of(labels, loaded.index)
+    expected = distill.position_results([games], epds)
+    assert np.array_equal(loaded.white_result, expected)
+    # A directory labelled before results were kept gets them from a rerun.
+    (labels / distill.RESULTS_FILE).unlink()
+    fit = ["distill", "fit", str(labels), "--out", str(net), "--hidden", "4", "--epochs", "1"]
+    assert main([*fit, "--result-weight", "0.5"]) == 2
+    assert "no game results; run the same distill label" in capsys.readouterr().err
+    assert main([*label, "--jobs", "1", "--no-progress"]) == 0
+    assert (labels / distill.RESULTS_FILE).exists()
+    assert main([*fit, "--result-weight", "0.5"]) == 0
+    assert load_weights(net).metadata["result_weight"] == 0.5
+    with pytest.raises(SystemExit):
+        main([*fit, "--result-weight", "1.5"])

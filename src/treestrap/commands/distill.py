@@ -30,6 +30,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = number(text, float, "a number")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
+    return value
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "distill",
@@ -87,6 +94,14 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="fit every labelled position, not only the quiet ones (not in check, and "
         "the teacher's quiescence search stands pat)",
+    )
+    fit.add_argument(
+        "--result-weight",
+        type=_share,
+        default=0.0,
+        metavar="W",
+        help="mix the games' results into the targets: (1 - W) * P(search score) + W * "
+        "result (default 0: the search scores alone)",
     )
     fit.add_argument("--threads", type=_positive_int, help="PyTorch threads")
     fit.set_defaults(func=run_fit)
@@ -210,6 +225,15 @@ def run_fit(args: argparse.Namespace) -> int:
         if linear is not None:
             bases.append(distill.linear_scores(directory, linear, part_labels.index))
     labels, linear_cp = distill.join_labels(parts, bases=bases if linear is not None else None)
+    if args.result_weight and labels.white_result is None:
+        pairs = zip(args.labels, parts, strict=True)
+        missing = [d for d, part in pairs if part.white_result is None]
+        print(
+            f"error: {', '.join(missing)}: no game results; run the same distill label "
+            "command again to add them",
+            file=sys.stderr,
+        )
+        return 2
     one_teacher = len(set(teachers)) == 1
     model, reports = distill.fit_network(
         labels,
@@ -221,6 +245,7 @@ def run_fit(args: argparse.Namespace) -> int:
         progress=True,
         linear=linear,
         linear_cp=linear_cp,
+        result_weight=args.result_weight,
     )
     model.metadata.update(
         {
@@ -230,6 +255,7 @@ def run_fit(args: argparse.Namespace) -> int:
             "teacher_depth": teachers[0][1] if one_teacher else [d for _, d in teachers],
             "linear_part": args.linear_part,
             "quiet_only": not args.all_positions,
+            "result_weight": args.result_weight,
             "positions": len(labels.white_cp),
             "held_out_rms_cp": round(reports[-1].held_out_cp, 1),
             "cpu_seconds_fit": round(time.process_time() - start, 1),

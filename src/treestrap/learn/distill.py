@@ -42,25 +42,42 @@ CHUNK = 20_000
 HELD_OUT = 0.05
 
 
-def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]:
-    """The distinct positions (EPD: board, side, castling, en passant) of the games of
-    ``paths`` from ply ``first_ply`` on, in file order; finished positions left out."""
-    seen: set[str] = set()
-    out: list[str] = []
+#: White's score of a game by its PGN result; other results ("*") score nothing.
+WHITE_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def _game_walk(paths: Iterable[str | Path], first_ply: int) -> Iterator[tuple[str, str]]:
+    """(EPD, the game's result) of every unfinished position of the games of ``paths``
+    from ply ``first_ply`` on, in file order, repeats included."""
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
+                result = game.headers.get("Result", "*")
                 board = game.board()
                 for ply, move in enumerate(game.mainline_moves(), start=1):
                     board.push(move)
-                    if ply < first_ply:
-                        continue
-                    epd = board.epd()
-                    if epd in seen or board.is_game_over(claim_draw=False):
-                        continue
-                    seen.add(epd)
-                    out.append(epd)
-    return out
+                    if ply >= first_ply and not board.is_game_over(claim_draw=False):
+                        yield board.epd(), result
+
+
+def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]:
+    """The distinct positions (EPD: board, side, castling, en passant) of the games of
+    ``paths`` from ply ``first_ply`` on, in file order; finished positions left out."""
+    return list(dict.fromkeys(epd for epd, _ in _game_walk(paths, first_ply)))
+
+
+def position_results(
+    paths: Iterable[str | Path], epds: list[str], first_ply: int = 8
+) -> np.ndarray:
+    """White's mean score in the games of ``paths`` that reached each of ``epds`` (from
+    ply ``first_ply`` on); NaN where no game with a result reached it."""
+    total: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for epd, result in _game_walk(paths, first_ply):
+        if result in WHITE_SCORE:
+            total[epd] = total.get(epd, 0.0) + WHITE_SCORE[result]
+            count[epd] = count.get(epd, 0) + 1
+    return np.array([total[e] / count[e] if e in count else np.nan for e in epds])
 
 
 def board_row(board: chess.Board) -> np.ndarray:
@@ -85,13 +102,16 @@ class Labels:
     index: np.ndarray
     #: How many of the last rows a fit holds out (None: its ``held_out`` share).
     held_out_count: int | None = None
+    #: White's mean score in the games that reached each position (None: not known).
+    white_result: np.ndarray | None = None
 
     @property
     def rows(self) -> np.ndarray:
         return np.unpackbits(self.packed, axis=1, count=BITBOARD_SIZE)
 
     def subset(self, keep: np.ndarray) -> Labels:
-        return Labels(self.packed[keep], self.white_cp[keep], self.index[keep])
+        result = None if self.white_result is None else self.white_result[keep]
+        return Labels(self.packed[keep], self.white_cp[keep], self.index[keep], None, result)
 
 
 def _chunks(n: int, size: int) -> Iterator[tuple[int, int, int]]:
@@ -148,6 +168,8 @@ def label_positions(
 
 POSITIONS_FILE = "positions.epd"
 SETTINGS_FILE = "labels.json"
+#: White's mean game score per line of the positions file.
+RESULTS_FILE = "results.npy"
 
 
 def prepare(
@@ -155,7 +177,9 @@ def prepare(
 ) -> list[str]:
     """The positions of a labelling directory, shuffled by ``seed`` (so every chunk is
     a sample of all games): written with the settings on the first call, read back
-    on later ones, which must ask for the same teacher and depth."""
+    on later ones, which must ask for the same teacher and depth. The games' results
+    for the positions are written beside them (also into a directory made before
+    they were)."""
     out = Path(out_dir)
     settings_path = out / SETTINGS_FILE
     settings = {"teacher": teacher, "depth": depth}
@@ -166,7 +190,10 @@ def prepare(
                 f"{out} holds labels of teacher {saved.get('teacher')!r} at depth "
                 f"{saved.get('depth')}, not {teacher!r} at depth {depth}"
             )
-        return (out / POSITIONS_FILE).read_text().split("\n")
+        epds = (out / POSITIONS_FILE).read_text().split("\n")
+        if not (out / RESULTS_FILE).exists():
+            np.save(out / RESULTS_FILE, position_results(games, epds))
+        return epds
     epds = game_positions(games)
     if not epds:
         raise ValueError("the games hold no positions to label")
@@ -174,6 +201,7 @@ def prepare(
     epds = [epds[i] for i in order]
     out.mkdir(parents=True, exist_ok=True)
     (out / POSITIONS_FILE).write_text("\n".join(epds))
+    np.save(out / RESULTS_FILE, position_results(games, epds))
     settings.update(
         games=[Path(g).name for g in games], positions=len(epds), seed=seed, chunk=CHUNK
     )
@@ -201,10 +229,13 @@ def load_labels(out_dir: str | Path) -> Labels:
     if not files:
         raise FileNotFoundError(f"{out_dir}: no labelled chunks")
     parts = [np.load(f) for f in files]
+    index = np.concatenate([p["index"] for p in parts])
+    results = Path(out_dir) / RESULTS_FILE
     return Labels(
         np.concatenate([p["packed"] for p in parts]),
         np.concatenate([p["white_cp"] for p in parts]),
-        np.concatenate([p["index"] for p in parts]),
+        index,
+        white_result=np.load(results)[index] if results.exists() else None,
     )
 
 
@@ -222,11 +253,13 @@ def join_labels(
     def join(arrays: list[np.ndarray]) -> np.ndarray:
         return np.concatenate([arrays[k][s] for k, s in order])
 
+    known = all(p.white_result is not None for p in parts)
     labels = Labels(
         join([p.packed for p in parts]),
         join([p.white_cp for p in parts]),
         join([p.index for p in parts]),
         held_out_count=sum(len(p.white_cp) - c for p, c in zip(parts, cuts, strict=True)),
+        white_result=join([p.white_result for p in parts]) if known else None,  # type: ignore[misc]
     )
     return labels, None if bases is None else join(bases)
 
@@ -245,6 +278,19 @@ def logit_error_cp(pred_logit: np.ndarray, white_cp: np.ndarray) -> float:
     """Root mean square difference in centipawns of predicted and target scores."""
     diff = np.asarray(pred_logit) * CENTIPAWNS_PER_LOGIT - np.asarray(white_cp)
     return math.sqrt(float(np.mean(diff * diff)))
+
+
+def training_targets(labels: Labels, result_weight: float = 0.0) -> np.ndarray:
+    """P(white wins) targets of ``labels``: the search scores' probabilities, with
+    ``result_weight`` of each position's game result mixed in where it is known."""
+    p = white_probability(labels.white_cp)
+    if result_weight == 0.0:
+        return p
+    if labels.white_result is None:
+        raise ValueError("these labels carry no game results: run distill label again")
+    known = ~np.isnan(labels.white_result)
+    p[known] = (1.0 - result_weight) * p[known] + result_weight * labels.white_result[known]
+    return p
 
 
 @dataclass
@@ -267,6 +313,7 @@ def fit_network(
     progress: bool = False,
     linear: LinearModel | None = None,
     linear_cp: np.ndarray | None = None,
+    result_weight: float = 0.0,
 ) -> tuple[NetworkModel, list[FitReport]]:
     """A ``crelu:hidden`` network on the ``bitboard`` inputs fitted to ``labels`` by
     Adam on the soft cross-entropy of ``white_probability`` (each row also
@@ -274,7 +321,9 @@ def fit_network(
     the held-out rows are the last ``held_out`` of them (or the labels' own
     ``held_out_count``). With ``linear`` (and its scores for white of the labelled
     positions, ``linear_cp``) the network is a hybrid's residual: it is fitted on top
-    of those scores and the model carries the linear part."""
+    of those scores and the model carries the linear part. ``result_weight`` mixes the
+    games' results into the targets: ``(1 - w) * P(search score) + w * result`` (a
+    position no finished game reached keeps its search target)."""
     import torch
 
     from treestrap.evaluation.colour_flip import flip_bitboard
@@ -285,7 +334,7 @@ def fit_network(
     n = len(labels.white_cp)
     cut = n - (labels.held_out_count or held_out_rows(n, held_out))
     train_packed = labels.packed[:cut]
-    train_p = white_probability(labels.white_cp[:cut])
+    train_p = training_targets(labels, result_weight)[:cut]
     val_rows = torch.from_numpy(labels.rows[cut:].astype(np.float32))
     val_cp = labels.white_cp[cut:]
     base = np.zeros(n) if linear_cp is None else np.asarray(linear_cp) / CENTIPAWNS_PER_LOGIT
