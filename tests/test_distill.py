@@ -187,6 +187,13 @@ def test_joined_labels_keep_each_parts_held_out_rows() -> None:
     assert list(joined.white_cp) == expected
     assert joined.held_out_count == 5
     assert base is not None and np.array_equal(base, joined.white_cp + 0.5)
+    # Game results travel with their rows, and only when every part has them.
+    assert joined.white_result is None
+    a.white_result, b.white_result = a.white_cp / 2000, b.white_cp / 2000
+    joined, _ = distill.join_labels([a, b])
+    assert joined.white_result is not None
+    assert np.array_equal(joined.white_result, joined.white_cp / 2000)
+    assert distill.join_labels([a, part(10, 0)])[0].white_result is None
 
 
 def test_fit_joins_several_label_directories(
