@@ -60,6 +60,21 @@ def _game_walk(paths: Iterable[str | Path], first_ply: int) -> Iterator[tuple[st
                         yield board.epd(), result
 
 
+def _mean_results(paths: Iterable[str | Path], first_ply: int) -> dict[str, float]:
+    """White's mean score over the games that reached each distinct position (from ply
+    ``first_ply`` on, finished positions left out), keyed in file order; NaN where no
+    game with a result reached it. One pass gives both the positions and the results."""
+    total: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for epd, result in _game_walk(paths, first_ply):
+        total.setdefault(epd, 0.0)
+        count.setdefault(epd, 0)
+        if result in WHITE_SCORE:
+            total[epd] += WHITE_SCORE[result]
+            count[epd] += 1
+    return {e: total[e] / count[e] if count[e] else math.nan for e in total}
+
+
 def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]:
     """The distinct positions (EPD: board, side, castling, en passant) of the games of
     ``paths`` from ply ``first_ply`` on, in file order; finished positions left out."""
@@ -71,13 +86,8 @@ def position_results(
 ) -> np.ndarray:
     """White's mean score in the games of ``paths`` that reached each of ``epds`` (from
     ply ``first_ply`` on); NaN where no game with a result reached it."""
-    total: dict[str, float] = {}
-    count: dict[str, int] = {}
-    for epd, result in _game_walk(paths, first_ply):
-        if result in WHITE_SCORE:
-            total[epd] = total.get(epd, 0.0) + WHITE_SCORE[result]
-            count[epd] = count.get(epd, 0) + 1
-    return np.array([total[e] / count[e] if e in count else np.nan for e in epds])
+    means = _mean_results(paths, first_ply)
+    return np.array([means.get(e, math.nan) for e in epds])
 
 
 def board_row(board: chess.Board) -> np.ndarray:
@@ -194,14 +204,15 @@ def prepare(
         if not (out / RESULTS_FILE).exists():
             np.save(out / RESULTS_FILE, position_results(games, epds))
         return epds
-    epds = game_positions(games)
-    if not epds:
+    means = _mean_results(games, first_ply=8)
+    if not means:
         raise ValueError("the games hold no positions to label")
+    epds = list(means)
     order = np.random.default_rng(seed).permutation(len(epds))
     epds = [epds[i] for i in order]
     out.mkdir(parents=True, exist_ok=True)
     (out / POSITIONS_FILE).write_text("\n".join(epds))
-    np.save(out / RESULTS_FILE, position_results(games, epds))
+    np.save(out / RESULTS_FILE, np.array([means[e] for e in epds]))
     settings.update(
         games=[Path(g).name for g in games], positions=len(epds), seed=seed, chunk=CHUNK
     )
