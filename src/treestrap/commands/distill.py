@@ -103,6 +103,12 @@ def add_parser(sub: Any) -> None:
         help="mix the games' results into the targets: (1 - W) * P(search score) + W * "
         "result (default 0: the search scores alone)",
     )
+    fit.add_argument(
+        "--fit-linear",
+        action="store_true",
+        help="fit the linear part's weights too, starting from --linear-part's, with the "
+        "network (the file carries the fitted ones)",
+    )
     fit.add_argument("--threads", type=_positive_int, help="PyTorch threads")
     fit.set_defaults(func=run_fit)
 
@@ -205,6 +211,9 @@ def run_fit(args: argparse.Namespace) -> int:
             print(f"error: --linear-part {args.linear_part} is not linear", file=sys.stderr)
             return 2
         linear = part
+    if args.fit_linear and linear is None:
+        print("error: --fit-linear needs --linear-part (the starting weights)", file=sys.stderr)
+        return 2
     start = time.process_time()
     parts, bases, teachers = [], [], []
     for directory in args.labels:
@@ -222,9 +231,16 @@ def run_fit(args: argparse.Namespace) -> int:
             part_labels = part_labels.subset(quiet)
             print(f"{directory}: {len(part_labels.white_cp)} quiet for {teacher}", flush=True)
         parts.append(part_labels)
-        if linear is not None:
+        if linear is not None and not args.fit_linear:
             bases.append(distill.linear_scores(directory, linear, part_labels.index))
-    labels, linear_cp = distill.join_labels(parts, bases=bases if linear is not None else None)
+    labels, linear_cp = distill.join_labels(parts, bases=bases or None)
+    linear_rows = None
+    if args.fit_linear and linear is not None:
+        from treestrap.learn.sparse_features import linear_features
+
+        epds = distill.joined_positions(args.labels, parts)
+        linear_rows = linear_features(epds, linear.feature_set)
+        print(f"linear features: {len(linear_rows.idx)} pairs", flush=True)
     if args.result_weight and labels.white_result is None:
         pairs = zip(args.labels, parts, strict=True)
         missing = [d for d, part in pairs if part.white_result is None]
@@ -246,6 +262,7 @@ def run_fit(args: argparse.Namespace) -> int:
         linear=linear,
         linear_cp=linear_cp,
         result_weight=args.result_weight,
+        linear_rows=linear_rows,
     )
     model.metadata.update(
         {
@@ -256,6 +273,7 @@ def run_fit(args: argparse.Namespace) -> int:
             "linear_part": args.linear_part,
             "quiet_only": not args.all_positions,
             "result_weight": args.result_weight,
+            "linear_part_fitted": args.fit_linear,
             "positions": len(labels.white_cp),
             "held_out_rms_cp": round(reports[-1].held_out_cp, 1),
             "cpu_seconds_fit": round(time.process_time() - start, 1),

@@ -32,6 +32,7 @@ from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MO
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.sparse_features import SparseRows
 
 #: Scores beyond this (mates, decided positions) are clipped: their probability is
 #: 0.9999 either way, and a mate's distance means nothing to a static evaluation.
@@ -258,11 +259,9 @@ def join_labels(
     each part keeps its own held-out rows (one part comes back unchanged). ``bases``
     (each part's linear scores, or None) are reordered the same way."""
     cuts = [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
-    order = [(k, slice(None, c)) for k, c in enumerate(cuts)]
-    order += [(k, slice(c, None)) for k, c in enumerate(cuts)]
 
     def join(arrays: list[np.ndarray]) -> np.ndarray:
-        return np.concatenate([arrays[k][s] for k, s in order])
+        return join_rows(arrays, cuts)
 
     known = all(p.white_result is not None for p in parts)
     labels = Labels(
@@ -273,6 +272,27 @@ def join_labels(
         white_result=join([p.white_result for p in parts]) if known else None,  # type: ignore[misc]
     )
     return labels, None if bases is None else join(bases)
+
+
+def join_rows(arrays: list[np.ndarray], cuts: list[int]) -> np.ndarray:
+    """Each part's rows before its cut (its training rows), then each part's rows from
+    its cut on: the order of :func:`join_labels`."""
+    order = [(k, slice(None, c)) for k, c in enumerate(cuts)]
+    order += [(k, slice(c, None)) for k, c in enumerate(cuts)]
+    return np.concatenate([arrays[k][s] for k, s in order])
+
+
+def joined_positions(
+    directories: list[str | Path], parts: list[Labels], held_out: float = HELD_OUT
+) -> list[str]:
+    """The EPDs of ``parts`` (the labels of ``directories``) in the order of
+    :func:`join_labels`."""
+    cuts = [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
+    epds = [
+        np.array(positions_of(d, p.index), dtype=object)
+        for d, p in zip(directories, parts, strict=True)
+    ]
+    return list(join_rows(epds, cuts))
 
 
 def held_out_rows(n: int, held_out: float = HELD_OUT) -> int:
@@ -325,6 +345,7 @@ def fit_network(
     linear: LinearModel | None = None,
     linear_cp: np.ndarray | None = None,
     result_weight: float = 0.0,
+    linear_rows: SparseRows | None = None,
 ) -> tuple[NetworkModel, list[FitReport]]:
     """A ``crelu:hidden`` network on the ``bitboard`` inputs fitted to ``labels`` by
     Adam on the soft cross-entropy of ``white_probability`` (each row also
@@ -334,7 +355,9 @@ def fit_network(
     positions, ``linear_cp``) the network is a hybrid's residual: it is fitted on top
     of those scores and the model carries the linear part. ``result_weight`` mixes the
     games' results into the targets: ``(1 - w) * P(search score) + w * result`` (a
-    position no finished game reached keeps its search target)."""
+    position no finished game reached keeps its search target). With ``linear_rows``
+    (the labelled positions' features of the linear part) the linear weights are
+    fitted too, from ``linear``'s, with the network; ``linear_cp`` is then not used."""
     import torch
 
     from treestrap.evaluation.colour_flip import flip_bitboard
@@ -357,10 +380,25 @@ def fit_network(
         last.weight.mul_(0.1)
         last.bias.zero_()
     params = [*first.parameters(), *last.parameters()]
+    bag = None
+    if linear_rows is not None:
+        if linear is None:
+            raise ValueError("fitting the linear part needs its starting weights")
+        # theta in logits (the network's unit), so one step size suits both
+        bag = torch.nn.EmbeddingBag(linear.feature_set.size, 1, mode="sum")
+        with torch.no_grad():
+            bag.weight.copy_(torch.from_numpy(linear.weights / CENTIPAWNS_PER_LOGIT)[:, None])
+        params.append(bag.weight)
     optimizer = torch.optim.Adam(params, lr=lr)
 
     def logit(x: torch.Tensor) -> torch.Tensor:
         return last(torch.clamp(first(x), 0.0, 1.0)).squeeze(1)
+
+    def offset_of(rows: np.ndarray) -> torch.Tensor:
+        """The linear part's logits for white of training rows ``rows``."""
+        if bag is None or linear_rows is None:
+            return torch.from_numpy(base[rows].astype(np.float32))
+        return linear_rows.take(rows).white_scores(bag)
 
     def rms(rows: torch.Tensor, offset: torch.Tensor, cp: np.ndarray) -> float:
         with torch.no_grad():
@@ -379,7 +417,8 @@ def fit_network(
             p = train_p[pick]
             x = torch.from_numpy(np.concatenate([rows, flip_bitboard(rows)]).astype(np.float32))
             y = torch.from_numpy(np.concatenate([p, 1.0 - p]).astype(np.float32))
-            b = torch.from_numpy(np.concatenate([base[pick], -base[pick]]).astype(np.float32))
+            b = offset_of(pick)
+            b = torch.cat([b, -b])
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logit(x) + b, y)
             optimizer.zero_grad()
             loss.backward()
@@ -388,7 +427,10 @@ def fit_network(
         train_rows = torch.from_numpy(
             np.unpackbits(train_packed[sample], axis=1, count=BITBOARD_SIZE).astype(np.float32)
         )
-        train_base = torch.from_numpy(base[sample].astype(np.float32))
+        with torch.no_grad():
+            train_base = offset_of(sample)
+            if bag is not None:
+                val_base = offset_of(np.arange(cut, n))
         reports.append(
             FitReport(
                 epoch,
@@ -412,10 +454,13 @@ def fit_network(
     flat = quantize_first_layer(flat, BITBOARD_SIZE, hidden)
     if linear is None:
         return NetworkModel([hidden, 1], flat, activation="crelu"), reports
+    theta = linear.weights.copy()
+    if bag is not None:
+        theta = bag.weight.detach().double().numpy()[:, 0] * CENTIPAWNS_PER_LOGIT
     hybrid = NetworkModel(
         [hidden, 1],
         flat,
-        linear=linear.weights.copy(),
+        linear=theta,
         linear_set=linear.feature_set.name,
         activation="crelu",
     )
