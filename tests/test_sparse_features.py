@@ -94,3 +94,23 @@ def test_fit_linear_needs_a_linear_part(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["distill", "fit", str(tmp_path), "--out", str(out), "--fit-linear"]) == 2
     assert "--fit-linear needs --linear-part" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_fit_linear_writes_the_fitted_weights(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treestrap.cli import main
+    from treestrap.evaluation.weight_files import load_weights
+
+    monkeypatch.setattr(distill, "CHUNK", 10)
+    games, labels, net = tmp_path / "games.pgn", tmp_path / "labels", tmp_path / "net.npz"
+    games.write_text(f'[Event "t"]\n[Result "1-0"]\n\n{GAME} 1-0\n')
+    label = ["distill", "label", str(games), "--out", str(labels), "--depth", "1", "--jobs", "1"]
+    assert main([*label, "--no-progress", "--teacher", "hand-set"]) == 0
+    fit = ["distill", "fit", str(labels), "--out", str(net), "--hidden", "4", "--epochs", "1"]
+    assert main([*fit, "--linear-part", "hand-set", "--fit-linear", "--all-positions"]) == 0
+    assert "linear features:" in capsys.readouterr().out
+    model = load_weights(net)
+    assert model.metadata["linear_part_fitted"] is True
+    assert model.linear is not None  # type: ignore[union-attr]
+    assert not np.array_equal(model.linear, hand_set_model().weights)  # type: ignore[union-attr]
