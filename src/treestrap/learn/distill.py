@@ -258,7 +258,7 @@ def join_labels(
     training rows of every part first, then every part's last ``held_out`` rows, so
     each part keeps its own held-out rows (one part comes back unchanged). ``bases``
     (each part's linear scores, or None) are reordered the same way."""
-    cuts = [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
+    cuts = training_cuts(parts, held_out)
 
     def join(arrays: list[np.ndarray]) -> np.ndarray:
         return join_rows(arrays, cuts)
@@ -274,6 +274,11 @@ def join_labels(
     return labels, None if bases is None else join(bases)
 
 
+def training_cuts(parts: list[Labels], held_out: float = HELD_OUT) -> list[int]:
+    """Each part's count of training rows (the rest it holds out)."""
+    return [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
+
+
 def join_rows(arrays: list[np.ndarray], cuts: list[int]) -> np.ndarray:
     """Each part's rows before its cut (its training rows), then each part's rows from
     its cut on: the order of :func:`join_labels`."""
@@ -287,7 +292,7 @@ def joined_positions(
 ) -> list[str]:
     """The EPDs of ``parts`` (the labels of ``directories``) in the order of
     :func:`join_labels`."""
-    cuts = [len(p.white_cp) - held_out_rows(len(p.white_cp), held_out) for p in parts]
+    cuts = training_cuts(parts, held_out)
     epds = [
         np.array(positions_of(d, p.index), dtype=object)
         for d, p in zip(directories, parts, strict=True)
