@@ -31,6 +31,7 @@ searches leave no allocation behind.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numba
@@ -61,6 +62,11 @@ def _configure_cache() -> None:
 
 if not JIT_DISABLED:
     _configure_cache()
+else:
+    # Compiled code wraps 64-bit integer arithmetic silently and the bit tricks rely on
+    # it (magic multiplication, ``bb & (bb - 1)``); plain numpy would warn at each wrap.
+    # A warnings filter, not np.seterr: that is per thread, and UCI searches in one.
+    warnings.filterwarnings("ignore", "overflow encountered in scalar", RuntimeWarning)
 
 
 def njit(*args: Any, allocates: bool = False, **kwargs: Any) -> Any:

@@ -26,9 +26,11 @@ HISTORY_MAX = 1 << 30
 @njit(inline="always")
 def mvv_lva(pos: Position, m: int) -> int:
     """Most valuable victim first, then least valuable attacker (types pawn..king)."""
-    victim = pos.board[move_to(m)]
+    # int(): the board holds int8s; compiled code widens them anyway, plain Python
+    # (NUMBA_DISABLE_JIT=1) would keep int8 and overflow when the score is added.
+    victim = int(pos.board[move_to(m)])
     victim_type = PAWN if victim == NO_PIECE else victim % 6  # en passant takes a pawn
-    attacker_type = pos.board[move_from(m)] % 6
+    attacker_type = int(pos.board[move_from(m)]) % 6
     return victim_type * 8 + 7 - attacker_type
 
 
