@@ -1,5 +1,6 @@
-"""Every relative link and image of README.md and docs/*.md leads somewhere, and the
-README stays an index: short, linking every docs page.
+"""Every relative link and image of README.md, docs/*.md and docs/reports/*.md leads
+somewhere, and the README stays an index: short, linking every docs page; every report
+is listed in docs/reports/README.md.
 
 A link names an existing file or folder of the checkout; a ``#anchor`` names a heading of
 its target page, slugged as GitHub slugs headings. External links (http, https, mailto)
@@ -26,6 +27,10 @@ _EXTERNAL = ("http://", "https://", "mailto:")
 
 def pages() -> list[Path]:
     return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+
+
+def reports() -> list[Path]:
+    return sorted((REPO_ROOT / "docs" / "reports").glob("*.md"))
 
 
 def _prose_lines(text: str) -> list[tuple[int, str]]:
@@ -88,7 +93,9 @@ def broken_links(page: Path) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(REPO_ROOT).as_posix())
+@pytest.mark.parametrize(
+    "page", pages() + reports(), ids=lambda p: p.relative_to(REPO_ROOT).as_posix()
+)
 def test_every_link_resolves(page: Path) -> None:
     assert not broken_links(page), "\n".join(broken_links(page))
 
@@ -98,6 +105,19 @@ def test_the_docs_pages_are_linked_from_the_readme() -> None:
     linked = {m.group(1).partition("#")[0] for m in _LINK.finditer(readme)}
     missing = [p.name for p in pages()[1:] if f"docs/{p.name}" not in linked]
     assert not missing, f"docs pages the README does not link: {missing}"
+
+
+def test_every_report_is_indexed_and_cited() -> None:
+    """docs/reports/README.md lists every report, and a topic page links each one."""
+    index = (REPO_ROOT / "docs" / "reports" / "README.md").read_text(encoding="utf-8")
+    listed = {m.group(1).partition("#")[0] for m in _LINK.finditer(index)}
+    topics = " ".join(p.read_text(encoding="utf-8") for p in pages()[1:])
+    studies = [p for p in reports() if p.name != "README.md"]
+    assert studies, "no reports in docs/reports/"
+    unlisted = [p.name for p in studies if p.name not in listed]
+    uncited = [p.name for p in studies if f"reports/{p.name}" not in topics]
+    assert not unlisted, f"reports docs/reports/README.md does not list: {unlisted}"
+    assert not uncited, f"reports no docs page links: {uncited}"
 
 
 def test_the_readme_reads_in_five_minutes() -> None:
