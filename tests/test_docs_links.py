@@ -120,6 +120,16 @@ def test_every_report_is_indexed_and_cited() -> None:
     assert not uncited, f"reports no docs page links: {uncited}"
 
 
+def test_every_benchmark_is_named_in_the_docs() -> None:
+    """A script in benchmarks/ reruns a figure of a page or report, so a page names it;
+    a study's one-off scripts leave with the study."""
+    docs = " ".join(p.read_text(encoding="utf-8") for p in pages() + reports())
+    scripts = sorted((REPO_ROOT / "benchmarks").glob("*.py"))
+    assert scripts
+    unnamed = [p.name for p in scripts if p.name not in docs]
+    assert not unnamed, f"benchmarks no docs page or report names: {unnamed}"
+
+
 def test_the_readme_reads_in_five_minutes() -> None:
     lines = (REPO_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) < 150, f"README.md has {len(lines)} lines: move detail to docs/"
