@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least, number
+from treestrap.learn.game_sources import FILTER_HELP
 
 
 def _positive_int(text: str) -> int:
@@ -60,6 +61,7 @@ def add_parser(sub: Any) -> None:
     lab.add_argument("--depth", type=_positive_int, default=5, help="search depth (default 5)")
     lab.add_argument("--jobs", type=_positive_int, default=2, help="processes (default 2)")
     lab.add_argument("--seed", type=int, default=0, help="seed of the positions' order")
+    lab.add_argument("--players", default="own", metavar="FILTER", help=FILTER_HELP)
     lab.add_argument("--no-progress", action="store_true", help="no progress bar")
     lab.set_defaults(func=run_label)
 
@@ -148,7 +150,9 @@ def run_label(args: argparse.Namespace) -> int:
             print(f"error: {path}: {exc.strerror}", file=sys.stderr)
             return 2
     try:
-        epds = distill.prepare(args.out, args.games, args.depth, args.teacher, args.seed)
+        epds = distill.prepare(
+            args.out, args.games, args.depth, args.teacher, args.seed, players=args.players
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -194,7 +198,9 @@ def run_fit(args: argparse.Namespace) -> int:
     import torch
 
     from treestrap.evaluation.network_weights import save_network
+    from treestrap.evaluation.provenance import KEY as PROVENANCE
     from treestrap.learn import distill
+    from treestrap.learn.distill_provenance import fit_provenance
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -278,6 +284,14 @@ def run_fit(args: argparse.Namespace) -> int:
             "held_out_rms_cp": round(reports[-1].held_out_cp, 1),
             "cpu_seconds_fit": round(time.process_time() - start, 1),
         }
+    )
+    model.metadata[PROVENANCE] = fit_provenance(
+        args.labels,
+        [len(part.white_cp) for part in parts],
+        time.process_time() - start,
+        model,
+        args.linear_part,
+        linear,
     )
     save_network(model, args.out)
     print(f"wrote {args.out}")

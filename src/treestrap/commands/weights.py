@@ -78,11 +78,21 @@ def _show_connect4(args: argparse.Namespace) -> int:
         print("error: --plot draws chess piece-square tables, not Connect Four", file=sys.stderr)
         return 2
     try:
-        print(summarize_connect4(load_connect4_model(args.file), args.top, args.group))
+        model = load_connect4_model(args.file)
+        print(summarize_connect4(model, args.top, args.group))
+        print(_chain(model))
     except (WeightFileError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _chain(model: Any) -> str:
+    """The file's provenance chain, each hash checked where it can be."""
+    from treestrap.evaluation.provenance import stored_weights
+    from treestrap.reports.provenance import provenance_lines
+
+    return "\n" + "\n".join(provenance_lines(model.metadata, stored_weights(model)))
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -101,9 +111,11 @@ def run_show(args: argparse.Namespace) -> int:
 
     if isinstance(model, NetworkModel):
         print(describe_network(model))
+        print(_chain(model))
         return 0
     try:
         print(summarize(model, top=args.top, group=args.group))
+        print(_chain(model))
         if args.plot:
             written = plot_piece_square_tables(model, args.plot, title=str(args.file))
             print(f"\nwrote {written}")

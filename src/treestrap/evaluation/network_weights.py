@@ -222,7 +222,9 @@ def describe_network(model: NetworkModel) -> str:
             f"linear part: {model.linear.size} weights on {model.linear_set}, added to the "
             "network's score (kept fixed by network learning)"
         )
-    lines += [f"{key}: {value}" for key, value in sorted(model.metadata.items())]
+    # The provenance record is printed as a chain by ``weights show``, not as a value.
+    meta = sorted((k, v) for k, v in model.metadata.items() if k != "provenance")
+    lines += [f"{key}: {value}" for key, value in meta]
     return "\n".join(lines)
 
 

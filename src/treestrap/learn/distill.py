@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,16 @@ import numpy as np
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE, SIDE_TO_MOVE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.provenance import named_parent
 from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.game_sources import (
+    ALL_FILTER,
+    OWN_FILTER,
+    PlayerFilter,
+    game_file_record,
+    kept_games,
+    player_filter,
+)
 from treestrap.learn.sparse_features import SparseRows
 
 #: Scores beyond this (mates, decided positions) are clipped: their probability is
@@ -47,27 +57,32 @@ HELD_OUT = 0.05
 WHITE_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def _game_walk(paths: Iterable[str | Path], first_ply: int) -> Iterator[tuple[str, str]]:
+def _game_walk(
+    paths: Iterable[str | Path], first_ply: int, keep: PlayerFilter | None = None
+) -> Iterator[tuple[str, str]]:
     """(EPD, the game's result) of every unfinished position of the games of ``paths``
-    from ply ``first_ply`` on, in file order, repeats included."""
+    (those ``keep`` lets through) from ply ``first_ply`` on, in file order, repeats
+    included."""
+    keep = keep or player_filter(ALL_FILTER)
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                result = game.headers.get("Result", "*")
-                board = game.board()
-                for ply, move in enumerate(game.mainline_moves(), start=1):
-                    board.push(move)
-                    if ply >= first_ply and not board.is_game_over(claim_draw=False):
-                        yield board.epd(), result
+        for game in kept_games(path, keep):
+            result = game.headers.get("Result", "*")
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves(), start=1):
+                board.push(move)
+                if ply >= first_ply and not board.is_game_over(claim_draw=False):
+                    yield board.epd(), result
 
 
-def _mean_results(paths: Iterable[str | Path], first_ply: int) -> dict[str, float]:
+def _mean_results(
+    paths: Iterable[str | Path], first_ply: int, keep: PlayerFilter | None = None
+) -> dict[str, float]:
     """White's mean score over the games that reached each distinct position (from ply
     ``first_ply`` on, finished positions left out), keyed in file order; NaN where no
     game with a result reached it. One pass gives both the positions and the results."""
     total: dict[str, float] = {}
     count: dict[str, int] = {}
-    for epd, result in _game_walk(paths, first_ply):
+    for epd, result in _game_walk(paths, first_ply, keep):
         total.setdefault(epd, 0.0)
         count.setdefault(epd, 0)
         if result in WHITE_SCORE:
@@ -83,11 +98,15 @@ def game_positions(paths: Iterable[str | Path], first_ply: int = 8) -> list[str]
 
 
 def position_results(
-    paths: Iterable[str | Path], epds: list[str], first_ply: int = 8
+    paths: Iterable[str | Path],
+    epds: list[str],
+    first_ply: int = 8,
+    keep: PlayerFilter | None = None,
 ) -> np.ndarray:
-    """White's mean score in the games of ``paths`` that reached each of ``epds`` (from
-    ply ``first_ply`` on); NaN where no game with a result reached it."""
-    means = _mean_results(paths, first_ply)
+    """White's mean score in the games of ``paths`` (those ``keep`` lets through) that
+    reached each of ``epds`` (from ply ``first_ply`` on); NaN where no game with a
+    result reached it."""
+    means = _mean_results(paths, first_ply, keep)
     return np.array([means.get(e, math.nan) for e in epds])
 
 
@@ -164,6 +183,7 @@ def label_positions(
         path = out / f"chunk-{index:04d}.npz"
         if index % shards != shard or path.exists():
             continue
+        cpu_start = time.process_time()
         rows = np.zeros((end - start, BITBOARD_SIZE), dtype=np.uint8)
         cp = np.zeros(end - start)
         for i, epd in enumerate(epds[start:end]):
@@ -173,7 +193,9 @@ def label_positions(
             score = max(-SCORE_CLIP, min(SCORE_CLIP, score))
             cp[i] = score if board.turn == chess.WHITE else -score
         tmp = out / f"chunk-{index:04d}.tmp.npz"
-        np.savez(tmp, packed=np.packbits(rows, axis=1), white_cp=cp, index=np.arange(start, end))
+        cpu = np.array(time.process_time() - cpu_start)  # the network's provenance adds it up
+        packed = np.packbits(rows, axis=1)
+        np.savez(tmp, packed=packed, white_cp=cp, index=np.arange(start, end), cpu_seconds=cpu)
         tmp.replace(path)
 
 
@@ -184,30 +206,40 @@ RESULTS_FILE = "results.npy"
 
 
 def prepare(
-    out_dir: str | Path, games: list[str], depth: int, teacher: str, seed: int = 0
+    out_dir: str | Path,
+    games: list[str],
+    depth: int,
+    teacher: str,
+    seed: int = 0,
+    players: str = OWN_FILTER,
 ) -> list[str]:
     """The positions of a labelling directory, shuffled by ``seed`` (so every chunk is
     a sample of all games): written with the settings on the first call, read back
-    on later ones, which must ask for the same teacher and depth. The games' results
-    for the positions are written beside them (also into a directory made before
-    they were)."""
+    on later ones, which must ask for the same teacher, depth and player filter
+    (:mod:`treestrap.learn.game_sources`). The games' results for the positions are
+    written beside them (also into a directory made before they were)."""
     out = Path(out_dir)
     settings_path = out / SETTINGS_FILE
-    settings = {"teacher": teacher, "depth": depth}
+    settings: dict[str, Any] = {"teacher": teacher, "depth": depth}
+    keep = player_filter(players)
     if settings_path.exists():
         saved = json.loads(settings_path.read_text())
-        if {k: saved.get(k) for k in settings} != settings:
+        # A directory labelled before the filter existed took every game.
+        asked = {**settings, "players": players if "players" in saved else None}
+        if {k: saved.get(k) for k in asked} != asked:
             raise ValueError(
                 f"{out} holds labels of teacher {saved.get('teacher')!r} at depth "
-                f"{saved.get('depth')}, not {teacher!r} at depth {depth}"
+                f"{saved.get('depth')} (players {saved.get('players', 'all')}), not "
+                f"{teacher!r} at depth {depth} (players {players})"
             )
         epds = (out / POSITIONS_FILE).read_text().split("\n")
         if not (out / RESULTS_FILE).exists():
-            np.save(out / RESULTS_FILE, position_results(games, epds))
+            np.save(out / RESULTS_FILE, position_results(games, epds, keep=keep))
         return epds
-    means = _mean_results(games, first_ply=8)
+    sources = [game_file_record(g, keep) for g in games]
+    means = _mean_results(games, first_ply=8, keep=keep)
     if not means:
-        raise ValueError("the games hold no positions to label")
+        raise ValueError(f"the games hold no positions to label (players {players})")
     epds = list(means)
     order = np.random.default_rng(seed).permutation(len(epds))
     epds = [epds[i] for i in order]
@@ -215,10 +247,26 @@ def prepare(
     (out / POSITIONS_FILE).write_text("\n".join(epds))
     np.save(out / RESULTS_FILE, np.array([means[e] for e in epds]))
     settings.update(
-        games=[Path(g).name for g in games], positions=len(epds), seed=seed, chunk=CHUNK
+        players=players,
+        teacher_parent=named_parent("teacher", teacher, named_model(teacher)),
+        games=sources,
+        positions=len(epds),
+        seed=seed,
+        chunk=CHUNK,
     )
     settings_path.write_text(json.dumps(settings, indent=1) + "\n")
     return epds
+
+
+def label_cpu_seconds(out_dir: str | Path) -> float:
+    """The CPU seconds the labelling of ``out_dir``'s chunks took (chunks written before
+    they recorded it count nothing)."""
+    total = 0.0
+    for path in Path(out_dir).glob("chunk-[0-9]*[0-9].npz"):
+        with np.load(path) as chunk:
+            if "cpu_seconds" in chunk.files:
+                total += float(chunk["cpu_seconds"])
+    return total
 
 
 def label_settings(out_dir: str | Path) -> dict[str, Any]:

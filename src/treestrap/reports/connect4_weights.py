@@ -23,6 +23,7 @@ def feature_group(name: str) -> str:
 def _training(metadata: dict[str, Any]) -> list[str]:
     """The provenance lines of a file written by ``treestrap train``, then the rest."""
     meta = dict(metadata)
+    meta.pop("provenance", None)  # printed as a chain by ``weights show``
     state = meta.pop("run_state", None)
     lines = []
     if "algorithm" in meta:

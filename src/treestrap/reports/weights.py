@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from treestrap.evaluation.provenance import KEY as PROVENANCE
+
 if TYPE_CHECKING:
     from treestrap.evaluation.weights import LinearModel
 
@@ -54,11 +56,13 @@ def _header(model: LinearModel) -> list[str]:
         f"size         {fs.size} weights ({int(np.count_nonzero(model.weights))} non-zero)",
         f"layout hash  {fs.layout_hash}",
     ]
-    if model.metadata:
+    # The provenance record is printed as a chain by ``weights show``, not as a value.
+    shown = {k: v for k, v in model.metadata.items() if k != PROVENANCE}
+    if shown:
         lines.append("metadata")
-        width = max(len(str(k)) for k in model.metadata)
-        for key in sorted(model.metadata, key=str):
-            lines.append(f"  {key!s:<{width}}  {_meta_value(model.metadata[key])}")
+        width = max(len(str(k)) for k in shown)
+        for key in sorted(shown, key=str):
+            lines.append(f"  {key!s:<{width}}  {_meta_value(shown[key])}")
     else:
         lines.append("metadata     (none)")
     return lines

@@ -8,10 +8,12 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from treestrap.evaluation.network_weights import NetworkModel, save_network
+from treestrap.evaluation.provenance import KEY as PROVENANCE
 from treestrap.evaluation.weights import LinearModel, save_weights
 from treestrap.games.connect4_model import Connect4Model
 from treestrap.games.connect4_network import Connect4NetworkModel
@@ -19,6 +21,7 @@ from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.replay import ReplayTrainerState
 from treestrap.training.config import TrainConfig
 from treestrap.training.files import naming
+from treestrap.training.origin import run_provenance
 
 #: The version of a run's layout and state; every weight file of the run records it in
 #: its metadata (files written before it was recorded are version 1).
@@ -51,7 +54,9 @@ def is_log_checkpoint(games: int) -> bool:
 RunModel = LinearModel | NetworkModel | Connect4Model | Connect4NetworkModel
 
 
-def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel:
+def with_meta(
+    model: RunModel, config: TrainConfig, state: RunState, origin: dict[str, Any] | None = None
+) -> RunModel:
     model.metadata = {
         "algorithm": config.algorithm,
         "games": state.games,
@@ -63,6 +68,10 @@ def with_meta(model: RunModel, config: TrainConfig, state: RunState) -> RunModel
     if isinstance(model, NetworkModel | Connect4NetworkModel):  # linear files' stay as they were
         model.metadata["model"] = config.model
         model.metadata["objective"] = config.objective
+    if origin is not None:
+        model.metadata[PROVENANCE] = run_provenance(
+            origin, config, state.games, state.cpu_seconds, model
+        )
     return model
 
 
@@ -132,11 +141,17 @@ def load_optimizer_state(run: Path, games: int, optimizer: Optimizer) -> None:
     )
 
 
-def save_run_weights(model: RunModel, config: TrainConfig, state: RunState, path: Path) -> None:
+def save_run_weights(
+    model: RunModel,
+    config: TrainConfig,
+    state: RunState,
+    path: Path,
+    origin: dict[str, Any] | None = None,
+) -> None:
     """``save_weights`` (``save_network`` for a network) with the run's state, an error
     naming ``path`` (not its temporary)."""
     with naming(path):
-        model = with_meta(model, config, state)
+        model = with_meta(model, config, state, origin)
         if isinstance(model, NetworkModel):
             save_network(model, path)
         elif isinstance(model, Connect4Model | Connect4NetworkModel):
@@ -145,5 +160,12 @@ def save_run_weights(model: RunModel, config: TrainConfig, state: RunState, path
             save_weights(model, path)
 
 
-def save_checkpoint(model: RunModel, config: TrainConfig, state: RunState, run: Path) -> None:
-    save_run_weights(model, config, state, run / "checkpoints" / f"game-{state.games:06d}.npz")
+def save_checkpoint(
+    model: RunModel,
+    config: TrainConfig,
+    state: RunState,
+    run: Path,
+    origin: dict[str, Any] | None = None,
+) -> None:
+    checkpoint = run / "checkpoints" / f"game-{state.games:06d}.npz"
+    save_run_weights(model, config, state, checkpoint, origin)

@@ -85,6 +85,7 @@ from treestrap.training.opponents import (
     update_ladder,
 )
 from treestrap.training.options import UNSAVED_OPTIONS
+from treestrap.training.origin import UNKNOWN_COMMAND, new_origin, read_origin, write_origin
 from treestrap.training.records import append_record, metrics_row, truncate_records
 from treestrap.training.self_play import GAMES_FILE, play_self_play_game
 from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
@@ -238,6 +239,8 @@ class OpenedRun:
     state: RunState
     #: the TensorBoard log of ``--tensorboard``, if given
     board: TrainingLog | None = None
+    #: the command that made the run and its starting weights (training/origin.py)
+    origin: dict[str, Any] | None = None
 
     @property
     def weights_path(self) -> Path:
@@ -276,6 +279,8 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
             raise ValueError(f"{run} already holds a run: use --resume or another directory")
         run.mkdir(parents=True, exist_ok=True)
         write_atomic(run / "config.json", json.dumps(config.to_json_dict(), indent=2))
+        write_origin(run, new_origin(config, initial))
+    origin = read_origin(run)
     if resume and weights.exists():
         model = load_run_model(config, weights)
         check_format_version(model, run)  # before its state is read or its records cut
@@ -288,11 +293,15 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
             raise ValueError(f"{run} has game records but no weights.npz: it cannot resume")
         model = initial if initial is not None else _initial_model(config)
         state = RunState()
-        save_checkpoint(model, config, state, run)
-        save_run_weights(model, config, state, weights)
+        if origin is None:  # a run made before runs recorded their origin
+            origin = new_origin(config, model, UNKNOWN_COMMAND)
+        save_checkpoint(model, config, state, run, origin)
+        save_run_weights(model, config, state, weights, origin)
     if config.ladder and state.elo is None and config.opponent.startswith("stockfish"):
         state.elo = int(config.opponent.split(":")[1]) if ":" in config.opponent else 1350
-    opened = OpenedRun(config, run, book, model, state)
+    if origin is None:  # resuming a run made before runs recorded their origin
+        origin = new_origin(config, _initial_model(config), UNKNOWN_COMMAND)
+    opened = OpenedRun(config, run, book, model, state, origin=origin)
     if board_dir is not None:
         opened.board = TrainingLog(board_dir, config, run / "metrics.jsonl")
     return opened
@@ -353,9 +362,9 @@ def commit_game(
     row = {**metrics_row(summary, model, state), **(extra_metrics or {})}
     append_record(run / "metrics.jsonl", json.dumps(row) + "\n")
     if number % config.checkpoint_every == 0 or number == config.games or is_log_checkpoint(number):
-        save_checkpoint(model, config, state, run)
+        save_checkpoint(model, config, state, run, opened.origin)
     save_optimizer_state(run, number, optimizer)
-    save_run_weights(model, config, state, opened.weights_path)
+    save_run_weights(model, config, state, opened.weights_path, opened.origin)
     if opened.board is not None:  # after the commit point: a game logged is kept
         opened.board.log(row)
 

@@ -1,0 +1,157 @@
+"""A weight file's provenance chain as text, each hash checked where it can be.
+
+``treestrap weights show`` prints it: one block per step (the tool's command, code,
+CPU time, games and sources), then each parent indented below, down to the random
+weights the chain starts from. A hash is checked against the file itself, against the
+parent's file or preset when it is at hand, and for a random start by drawing the same
+random weights again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.evaluation.provenance import record_of, stored_weights, weights_sha256
+
+#: Finds a parent's weights by the name its record gives (a preset or a path): their
+#: SHA-256, or None when they are not at hand.
+Resolver = Callable[[str], str | None]
+
+
+def _short(sha: str) -> str:
+    return sha[:16]
+
+
+def _check(recorded: str, actual: str | None) -> str:
+    if actual is None:
+        return "not at hand, not checked"
+    return "matches" if actual == recorded else f"DIFFERS (now {_short(actual)})"
+
+
+def _games(games: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} {count:,}" for name, count in games.items())
+
+
+def _random_sha(parent: Mapping[str, Any]) -> str | None:
+    """The SHA-256 of the same random linear weights drawn again (chess feature sets)."""
+    feature_set = parent.get("feature_set")
+    if not feature_set:
+        return None
+    from treestrap.evaluation.presets import random_model
+
+    try:
+        model = random_model(str(feature_set), seed=int(parent["seed"]), scale=parent["scale"])
+    except (KeyError, ValueError, TypeError):
+        return None
+    return weights_sha256(model.weights)
+
+
+def _step_lines(record: Mapping[str, Any], pad: str) -> list[str]:
+    lines = [f"{pad}{record.get('command', '?')}"]
+    facts = [
+        f"{record.get('tool', '?')}",
+        f"commit {record.get('commit', '?')}",
+        f"{float(record.get('cpu_seconds', 0.0)) / 3600:.2f} CPU hours",
+        str(record.get("date", "")),
+    ]
+    lines.append(f"{pad}  {', '.join(f for f in facts if f)}")
+    if record.get("games"):
+        lines.append(f"{pad}  games: {_games(record['games'])}")
+    for source in record.get("sources", []):
+        lines += _source_lines(source, pad + "  ")
+    return lines
+
+
+def _source_lines(source: Mapping[str, Any], pad: str) -> list[str]:
+    what = source.get("kind", "source")
+    head = f"{pad}{what} {source.get('path', '?')}"
+    if source.get("positions") is not None:
+        head += f": {int(source['positions']):,} positions"
+    if source.get("filter"):
+        head += f", players {source['filter']}"
+    lines = [head]
+    for game_file in source.get("games", []):
+        lines.append(
+            f"{pad}  {game_file.get('path', '?')} sha256 {_short(game_file.get('sha256', ''))}"
+        )
+        if game_file.get("kept"):
+            lines.append(f"{pad}    kept: {_games(game_file['kept'])}")
+        if game_file.get("dropped"):
+            lines.append(f"{pad}    left out: {_games(game_file['dropped'])}")
+    if source.get("sha256"):
+        lines.append(f"{pad}  sha256 {_short(source['sha256'])}")
+    return lines
+
+
+def _parent_lines(
+    parent: Mapping[str, Any], pad: str, resolve: Resolver, shown: set[str]
+) -> list[str]:
+    role, sha = parent.get("role", "parent"), str(parent.get("sha256", ""))
+    kind = parent.get("kind")
+    if kind == "random":
+        where = f"feature set {parent['feature_set']}, " if parent.get("feature_set") else ""
+        return [
+            f"{pad}{role}: random weights ({where}seed {parent.get('seed')}, scale "
+            f"{parent.get('scale')}) sha256 {_short(sha)}: {_check(sha, _random_sha(parent))}"
+        ]
+    name = str(parent.get("name", "?"))
+    lines = [f"{pad}{role}: {name} sha256 {_short(sha)}: {_check(sha, resolve(name))}"]
+    if kind == "hand-written":
+        lines.append(f"{pad}  a hand-written evaluation (the chain starts here, not learned)")
+        return lines
+    record = parent.get("provenance")
+    if not isinstance(record, dict):
+        lines.append(f"{pad}  no provenance recorded by the tools: the chain stops here")
+        return lines
+    if sha in shown:  # the same weights in another role: their chain is printed above
+        return [*lines, f"{pad}  (its chain is shown above)"]
+    shown.add(sha)
+    lines += _step_lines(record, pad + "  ")
+    for grand in record.get("parents", []):
+        lines += _parent_lines(grand, pad + "  ", resolve, shown)
+    return lines
+
+
+def default_resolver(name: str) -> str | None:
+    """A parent's current weights by preset name or path; None when neither is here."""
+    from treestrap.evaluation.preset_names import PRESET_NAMES
+    from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
+
+    if name in PRESET_NAMES:
+        from treestrap.evaluation.presets import preset_model
+
+        return weights_sha256(stored_weights(preset_model(name)))
+    path = Path(name)
+    if not path.is_file():
+        return None
+    try:
+        return weights_sha256(read_weight_file(path)[1])
+    except WeightFileError:
+        return None
+
+
+def provenance_lines(
+    metadata: Mapping[str, Any], weights: np.ndarray, resolve: Resolver = default_resolver
+) -> list[str]:
+    """The chain of a file whose metadata and weights vector are given."""
+    record = record_of(metadata)
+    if record is None:
+        return [
+            "provenance: not recorded by the tools (a file written before they kept "
+            "one, or by another program): the chain cannot be checked"
+        ]
+    own = weights_sha256(weights)
+    flag = "yes" if record.get("self_play_only") else "no"
+    lines = [
+        f"provenance (self-play only: {flag}; weights sha256 {_short(own)}: "
+        f"{_check(str(record.get('sha256', '')), own)})"
+    ]
+    lines += _step_lines(record, "  ")
+    shown: set[str] = set()
+    for parent in record.get("parents", []):
+        lines += _parent_lines(parent, "  ", resolve, shown)
+    return lines
