@@ -8,6 +8,7 @@ file or engine skips with a clear message on a user's machine but fails under
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import signal
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -29,12 +31,20 @@ def data_dir() -> Path:
 
 
 def require(condition: bool, reason: str) -> None:
-    """Skip (or, under CI, fail) when a test's external requirement is missing."""
+    """Skip (or, under CI, fail) when a test's external requirement is missing; at a
+    module's top level it skips (or fails) the whole module."""
     if condition:
         return
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"required under CI: {reason}")
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_module(name: str, extra: str) -> ModuleType:
+    """Module ``name``, imported, or skip (fail under CI) when the ``extra`` install
+    extra that brings it (``.[dev]`` includes every extra) is missing."""
+    require(importlib.util.find_spec(name) is not None, f"{name} is not installed (.[{extra}])")
+    return importlib.import_module(name)
 
 
 @pytest.fixture

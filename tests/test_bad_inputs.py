@@ -28,6 +28,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from conftest import require_module
 
 from treestrap.cli import main
 
@@ -151,7 +152,7 @@ class Tmp:
 
 
 def _train_supervised(out: Path) -> None:
-    pytest.importorskip("torch")
+    require_module("torch", "torch")
     from test_supervised_support import data_of, split_from_dense, thirds
 
     from treestrap.supervised.train import TrainConfig, train_run
