@@ -4,6 +4,9 @@ as the same position."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import chess
 import chess.polyglot
 import pytest
@@ -230,11 +233,28 @@ def mutated_fens(draw: st.DrawFn) -> str:
     return text
 
 
-def _check_parse(text: str) -> None:
+@st.composite
+def fields_of_random_text(draw: st.DrawFn) -> str:
+    """Six fields, each a valid FEN's own or random text without spaces: unlike whole
+    random text (almost always the wrong number of fields) it reaches every field's
+    checks, and sometimes gives a FEN that is accepted."""
+    fields = draw(st.sampled_from(SEEDS)).split(" ")
+    for i in range(len(fields)):
+        if draw(st.integers(0, 2)) == 0:
+            fields[i] = "".join(draw(st.text(min_size=1, max_size=12)).split()) or "-"
+    return " ".join(fields)
+
+
+def _check_parse(text: str) -> str:
+    """Parse ``text``; what was accepted must round-trip and be python-chess's position,
+    what was refused a one-line ValueError. Returns "accepted" or the refusal's kind
+    (its message up to the colon, numbers as N)."""
     try:
         pos = parse_fen(text)
-    except ValueError:
-        return
+    except ValueError as exc:
+        message = str(exc)
+        assert message.startswith("FEN") and "\n" not in message, message
+        return re.sub(r"\d+", "N", message.split(":")[0])
     out = format_fen(pos)
     again = parse_fen(out)
     assert format_fen(again) == out
@@ -243,21 +263,50 @@ def _check_parse(text: str) -> None:
     board = chess.Board(text)
     assert board.fen() == out
     assert chess.polyglot.zobrist_hash(board) == current_key(pos)
+    return "accepted"
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.text(max_size=120))
-def test_fuzz_random_text(text: str) -> None:
-    _check_parse(text)
+def _fuzz(texts: st.SearchStrategy[str], examples: int) -> Counter[str]:
+    """``_check_parse`` on ``examples`` generated texts (the same each run): how many
+    were accepted, and refused for each reason."""
+    outcomes: Counter[str] = Counter()
+
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None)
+    @given(texts)
+    def check(text: str) -> None:
+        outcomes[_check_parse(text)] += 1
+
+    check()
+    return outcomes
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.text(alphabet=FEN_ALPHABET, max_size=90))
-def test_fuzz_fen_alphabet(text: str) -> None:
-    _check_parse(text)
+def test_fuzz_random_text() -> None:
+    # Garbage is refused with a one-line ValueError (nearly always for its field count).
+    outcomes = _fuzz(st.text(max_size=120), 300)
+    assert sum(outcomes.values()) >= 300
+    assert outcomes["accepted"] == 0, outcomes
 
 
-@settings(max_examples=600, deadline=None, derandomize=True)
-@given(mutated_fens())
-def test_fuzz_mutated_fens(text: str) -> None:
-    _check_parse(text)
+def test_fuzz_random_text_in_each_field() -> None:
+    outcomes = _fuzz(fields_of_random_text(), 400)
+    assert sum(outcomes.values()) >= 400
+    assert outcomes["accepted"] >= 20, outcomes  # round trips checked (44)
+    # refused by the checks of each field, not just the first
+    for field in ("piece placement", "side to move", "castling", "en-passant"):
+        assert sum(n for kind, n in outcomes.items() if field in kind) >= 5, (field, outcomes)
+
+
+def test_fuzz_fen_alphabet() -> None:
+    # Four to six fields of FEN characters (a random string of them rarely has 4 or 6).
+    letters = FEN_ALPHABET.replace(" ", "").replace("\t", "")
+    field = st.text(alphabet=letters, min_size=1, max_size=20)
+    outcomes = _fuzz(st.lists(field, min_size=4, max_size=6).map(" ".join), 300)
+    # each reached the placement's checks (a random placement never passes them)
+    assert outcomes["FEN piece placement"] >= 300, outcomes
+
+
+def test_fuzz_mutated_fens() -> None:
+    outcomes = _fuzz(mutated_fens(), 600)
+    assert sum(outcomes.values()) >= 600
+    assert outcomes["accepted"] >= 60, outcomes  # round trips checked (122)
+    assert len(outcomes) >= 6, outcomes  # refused by several fields' checks

@@ -36,14 +36,17 @@ def fuzz(
     workdir: Path, line: st.SearchStrategy[bytes], examples: int, encoding: str | None = None
 ) -> None:
     """Run ``examples`` sequences of ``line`` through one engine process."""
+    checked: list[int] = []  # lines sent, per sequence run and checked
     with UciDriver(workdir, encoding) as driver:
 
         @settings(FUZZ, max_examples=examples)
         @given(sequences(line))
         def check(sequence: list[bytes]) -> None:
             driver.run(sequence)
+            checked.append(len(sequence))
 
         check()
+    assert len(checked) >= examples and sum(checked) >= examples, checked
 
 
 def test_protocol_sequences(tmp_path: Path) -> None:
