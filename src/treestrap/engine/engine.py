@@ -30,7 +30,15 @@ from treestrap.core.move import move_to_uci
 from treestrap.core.notation import legal_moves
 from treestrap.core.position import MAX_HISTORY, ST_PLY, ST_SIDE, Position, copy_position
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import NODES, QNODES, SELDEPTH, STOPPED, new_context, reset_context
+from treestrap.search.context import (
+    NODES,
+    QNODES,
+    REVISITS,
+    SELDEPTH,
+    STOPPED,
+    new_context,
+    reset_context,
+)
 from treestrap.search.timeman import SearchLimits, allocate
 from treestrap.search.tournament import EngineOptions, pvs
 from treestrap.search.tt import new_search, new_tt
@@ -70,6 +78,9 @@ class SearchOutcome:
     nodes: int
     time: float
     infos: list[SearchInfo] = field(default_factory=list)
+    #: Of ``nodes``, those Stockfish's rule (one node per move made) would not count:
+    #: roots, positions after null moves, children entered again by a re-search.
+    revisits: int = 0
 
 
 def tt_bits_for_mb(megabytes: int) -> int:
@@ -244,4 +255,5 @@ class Engine:
             nodes=nodes,
             time=time.perf_counter() - start,
             infos=infos,
+            revisits=int(self.ctx.stats[REVISITS]),
         )

@@ -23,7 +23,11 @@ QNODES = 1  # quiescence nodes
 STOPPED = 2  # 1 once a limit stopped the search
 SELDEPTH = 3  # deepest ply reached
 EVAL_HITS = 4  # static values read back from the evaluation cache
-STATS_NB = 5
+#: Nodes of NODES + QNODES that Stockfish's rule (one node per move made) leaves out:
+#: the root of each search call, the position after a null move, and a move's child
+#: entered again by a re-search (LMR at full depth, PVS with the full window).
+REVISITS = 5
+STATS_NB = 6
 #: Slots of the evaluation cache (a power of two): 2**16 keys and values, 1 MiB.
 EVAL_CACHE_SLOTS = 1 << 15
 
@@ -91,6 +95,15 @@ def count_node(ctx: SearchContext, ply: int, quiescence: bool) -> None:
 def searched_nodes(ctx: SearchContext) -> int:
     """Nodes so far, main search and quiescence together."""
     return ctx.stats[NODES] + ctx.stats[QNODES]
+
+
+@njit(inline="always")
+def count_revisit(ctx: SearchContext, nodes_before: int) -> None:
+    """Count a call of the search that entered no new position by a move, given the
+    nodes before the call: a call stopped at its entry counted no node, so it counts no
+    revisit either."""
+    if searched_nodes(ctx) > nodes_before:
+        ctx.stats[REVISITS] += 1
 
 
 @njit(inline="always")

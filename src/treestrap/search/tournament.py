@@ -8,6 +8,12 @@ rule, and (for ``depth <= 0``) a quiescence search with delta pruning and a lazy
 stand pat (:func:`_stand_pat`). Iterative deepening, aspiration windows and time are
 Python's (:mod:`treestrap.engine`).
 
+Nodes: every call of :func:`pvs` counts one (main or quiescence), so the root of each
+iteration and aspiration re-search, the position after a null move, and a child that a
+re-search enters again each count once more. Stockfish counts one node per move made;
+``stats[REVISITS]`` counts the calls its rule leaves out, so ``nodes - revisits`` is the
+count by that rule (``benchmarks/engine_vs_stockfish.py`` prints both).
+
 Scores are side-to-move floats in the units of :mod:`treestrap.search.value`. A "null
 window" is ``(alpha, alpha + NULL_WINDOW)``: scores are floats, and any positive width
 keeps the search exact; this one is a hundredth of a centipawn.
@@ -35,11 +41,13 @@ from treestrap.evaluation.model import (
     network_score,
 )
 from treestrap.search.context import (
+    REVISITS,
     STOPPED,
     SearchContext,
     cached_hybrid_value,
     cached_static_value,
     count_node,
+    count_revisit,
     searched_nodes,
     update_pv,
 )
@@ -181,6 +189,8 @@ def pvs(
         beta = min(beta, mate_in(ply + 1))
         if alpha >= beta:
             return alpha
+    else:
+        ctx.stats[REVISITS] += 1  # the root: entered by no move
     if ply >= MAX_PLY:
         return static_value(pos, ev)
     pv_node = beta - alpha > NULL_WINDOW
@@ -238,6 +248,7 @@ def pvs(
         ):
             r = 3 if depth >= 7 else 2
             make_null_move(pos)
+            entered = searched_nodes(ctx)
             v = -pvs(
                 pos,
                 ev,
@@ -251,6 +262,7 @@ def pvs(
                 -beta + NULL_WINDOW,
                 np.bool_(False),
             )
+            count_revisit(ctx, entered)  # a null move is no move to Stockfish's count
             unmake_null_move(pos)
             if ctx.stats[STOPPED]:
                 return 0.0
@@ -317,10 +329,16 @@ def pvs(
                 r = max(1, min(r, new_depth - 1))
             scout = -alpha - NULL_WINDOW
             v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth - r, ply + 1, scout, -alpha, null_ok)
+            # A re-search enters the same child again: one node more for us, none for
+            # Stockfish, which makes the move once for all its searches of it.
             if v > alpha and r > 0:
+                entered = searched_nodes(ctx)
                 v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, scout, -alpha, null_ok)
+                count_revisit(ctx, entered)
             if v > alpha and v < beta:
+                entered = searched_nodes(ctx)
                 v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth, ply + 1, -beta, -alpha, null_ok)
+                count_revisit(ctx, entered)
         unmake_move(pos)
         if ctx.stats[STOPPED]:
             return 0.0
