@@ -20,6 +20,7 @@ import argparse
 import shlex
 import sys
 
+from treestrap.play.errors import TournamentStopped
 from treestrap.play.match import EngineSpec, find_engine, play_match
 from treestrap.play.openings import load_openings, pick_openings
 from treestrap.play.timecontrol import parse_time_control
@@ -69,9 +70,14 @@ def main() -> int:
     tc = parse_time_control(args.tc)
     openings = pick_openings(load_openings(args.openings), max(1, args.games // 2), args.seed)
     print(f"{first.name} vs {second.name}, {args.games} games at {tc.describe()}")
-    result = play_match(first, second, openings, tc, args.workers, args.pgn)
+    try:
+        result = play_match(first, second, openings, tc, args.workers, args.pgn)
+    except TournamentStopped as exc:  # games given up, or our engine raised: no score
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     score = result.score()
     print(f"\n{first.name} vs {second.name} at {tc.describe()}: {score.describe()}")
+    print(result.forfeits())
     for name in (first.name, second.name):
         print(f"losses on time by {name}: {result.time_losses(name)}")
     terminations: dict[str, int] = {}

@@ -67,8 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if getattr(args, "depth", None) is not None and args.depth < 0:
         parser.error("--depth must be >= 0")
+    from treestrap.play.errors import TournamentStopped  # light: no chess, no numba
+
     try:
         return int(args.func(args))
+    except TournamentStopped as exc:
+        # Games given up, or our own player raised: one line, no result made from it.
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

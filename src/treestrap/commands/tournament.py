@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,11 +53,18 @@ def add_parser(sub: Any) -> None:
         description="Play every pair (or the first player against each other one) from "
         "the same openings with both colours, in parallel worker processes. Results go "
         "to RUN_DIR/results.sqlite as games end (a killed run resumes with --resume) "
-        "and every game to RUN_DIR/games.pgn.",
+        "and every game to RUN_DIR/games.pgn. Exits 1, with no summary, when games were "
+        "given up (--resume replays them) or one of our in-process players raised (its "
+        "traceback in RUN_DIR/error.txt).",
     )
     t.add_argument("players", nargs="*", metavar="PLAYER", help=PLAYER_HELP)
     t.add_argument("--out", metavar="RUN_DIR", help="directory for results and games")
-    t.add_argument("--resume", metavar="RUN_DIR", help="finish the tournament stored here")
+    t.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="finish the tournament stored here; players given with it must be the stored "
+        "ones (a database from elsewhere cannot choose the commands run)",
+    )
     t.add_argument("--format", choices=["round-robin", "gauntlet"], default="round-robin")
     t.add_argument("--games-per-pair", type=_count, default=2, metavar="N", help="even (default 2)")
     t.add_argument(
@@ -119,14 +127,14 @@ def add_parser(sub: Any) -> None:
 
 def _config(args: argparse.Namespace) -> Any:
     from treestrap.play.adjudication import Adjudication
+    from treestrap.play.players import parse_players
     from treestrap.play.tournament import TournamentConfig, load_config
 
     if args.resume:
-        if args.players or args.out or args.sprt:
-            raise ValueError(
-                "--resume takes no players, no --out and no --sprt: the run dir has them"
-            )
+        if args.out or args.sprt:
+            raise ValueError("--resume takes no --out and no --sprt: the run dir has them")
         config = load_config(args.resume)
+        _check_players(config.players, args, parse_players)
         if args.workers:
             config.workers = args.workers
         return config
@@ -155,6 +163,18 @@ def _config(args: argparse.Namespace) -> Any:
         workers=args.workers or 2,
         sprt=args.sprt,
     )
+
+
+def _check_players(stored: list[str], args: argparse.Namespace, parse: Any) -> None:
+    """Players given with ``--resume`` must be the stored ones; none given: say which
+    commands the stored ones are, since they are what runs."""
+    from treestrap.play.tournament import check_resumed_players
+
+    if args.players:
+        check_resumed_players(stored, list(args.players), args.resume, parse)
+    else:
+        shown = " ".join(shlex.quote(p) for p in stored)
+        print(f"resuming with the stored players: {shown}", file=sys.stderr)
 
 
 def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager[None]:
@@ -191,6 +211,7 @@ _CHESS_ONLY = {
 
 
 def _connect4_config(args: argparse.Namespace) -> Any:
+    from treestrap.play.connect4.players import parse_connect4_players
     from treestrap.play.connect4.tournament import (
         DEFAULT_OPENING_PLIES,
         Connect4TournamentConfig,
@@ -203,9 +224,11 @@ def _connect4_config(args: argparse.Namespace) -> Any:
             hint = " (give a search player its depth: hand-set:depth=4)" if dest == "tc" else ""
             raise ValueError(f"{option} is for chess tournaments, not --game connect4{hint}")
     if args.resume:
-        if args.players or args.out or args.opening_plies:
-            raise ValueError("--resume takes no players, no --out and no --opening-plies")
-        return load_connect4_config(args.resume)
+        if args.out or args.opening_plies:
+            raise ValueError("--resume takes no --out and no --opening-plies")
+        config = load_connect4_config(args.resume)
+        _check_players(config.players, args, parse_connect4_players)
+        return config
     if not args.out:
         raise ValueError("--out RUN_DIR is required (or --resume RUN_DIR)")
     return Connect4TournamentConfig(
@@ -220,39 +243,48 @@ def _connect4_config(args: argparse.Namespace) -> Any:
 def _run_connect4(args: argparse.Namespace) -> int:
     """``--game connect4``: in-process players, one game after another."""
     from treestrap.play.connect4.tournament import run_connect4_tournament
-    from treestrap.rating.standings import format_head_to_head, format_standings, head_to_head
+    from treestrap.play.errors import TournamentStopped
 
     run_dir = args.resume or args.out
     try:
         config = _connect4_config(args)
         result = run_connect4_tournament(
             config, run_dir, resume=bool(args.resume), progress=not args.quiet
-        )
+        ).require_complete()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except TournamentStopped as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
         return 130
-    if args.quiet:
-        print(format_standings(result.standings))
-    played = [(g.white, g.black, g.result) for g in result.games]
-    print("\nhead to head (Elo of the first named, 95% interval; White moves first):")
-    print(format_head_to_head(head_to_head(result.players, played)))
-    print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+    _print_summary(result, args.quiet, "; White moves first")
     return 0
 
 
+def _print_summary(result: Any, quiet: bool, note: str = "") -> None:
+    """Standings (when the run did not print them), head to head, forfeits, files."""
+    from treestrap.rating.standings import format_head_to_head, format_standings, head_to_head
+
+    if quiet:  # otherwise the tournament printed them as it ended
+        print(format_standings(result.standings))
+    played = [(g.white, g.black, g.result) for g in result.games]
+    print(f"\nhead to head (Elo of the first named, 95% interval{note}):")
+    print(format_head_to_head(head_to_head(result.players, played)))
+    if quiet:
+        print(result.forfeits())
+    print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+
+
 def run_command(args: argparse.Namespace) -> int:
-    """Handler: 0 when every game is stored, 1 if some could not be played, 2 for
-    bad input, 130 when interrupted (the stored games stay; resume later)."""
+    """Handler: 0 when every game is stored, 1 if some were given up or one of our
+    in-process players raised, 2 for bad input, 130 when interrupted (the stored
+    games stay; resume later)."""
+    from treestrap.play.errors import TournamentStopped
     from treestrap.play.tournament import run_tournament
     from treestrap.rating.results import DB_NAME
-    from treestrap.rating.standings import (
-        format_head_to_head,
-        format_standings,
-        head_to_head,
-    )
 
     if _is_connect4(args):
         return _run_connect4(args)
@@ -269,10 +301,13 @@ def run_command(args: argparse.Namespace) -> int:
         with _games_runner(args):
             result = run_tournament(
                 config, run_dir, resume=bool(args.resume), progress=not args.quiet
-            )
+            ).require_complete()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except TournamentStopped as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         # The command line prints the file and the reason; the stored games stay.
         if run_dir and (Path(run_dir) / DB_NAME).is_file():
@@ -283,19 +318,7 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
         return 130
-    if args.quiet:  # otherwise the tournament printed them as it ended
-        print(format_standings(result.standings))
-    played = [(g.white, g.black, g.result) for g in result.games]
-    print("\nhead to head (Elo of the first named, 95% interval):")
-    print(format_head_to_head(head_to_head(result.players, played)))
-    print(f"{len(result.games)} games in {result.db_path}; PGN in {result.pgn_path}")
+    _print_summary(result, args.quiet)
     if result.sprt is not None:
         print(result.sprt.summary())
-    if result.given_up:
-        print(
-            f"error: {len(result.given_up)} games could not be played (worker processes "
-            f"died); retry them with --resume {run_dir}",
-            file=sys.stderr,
-        )
-        return 1
     return 0

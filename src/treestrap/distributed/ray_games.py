@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from treestrap.distributed.ray_support import ray_session
+from treestrap.play.errors import PlayerFailed
 from treestrap.play.game import GameRecord, GameSetup, play_game
 from treestrap.play.gamepool import GameRunner, retry_game
 
@@ -46,6 +47,9 @@ def run_games_ray(
                     try:
                         record = ray.get(ref)
                     except RayError as exc:  # the worker died, or the game raised
+                        cause = getattr(exc, "cause", None)  # what the game raised
+                        if isinstance(cause, PlayerFailed):
+                            raise cause from None  # our own player's bug: no retry
                         reason = str(exc).strip().splitlines()[0] if str(exc) else ""
                         on_problem(f"game {game_id} failed: {type(exc).__name__}: {reason}")
                         retry_game(game_id, attempts, waiting, given_up, on_problem)

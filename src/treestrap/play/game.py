@@ -5,10 +5,13 @@ took per move (Fischer: plus the increment after the move), and a side whose clo
 runs out loses on time. A watchdog stops a move that takes longer than the mover's
 clock plus ``WATCHDOG_GRACE`` (or ``move_timeout`` under a depth or node limit): an
 external engine's process is killed, an in-process search is told to stop, and that
-side forfeits. So do engines that crash, raise, or play an illegal move; the
-termination says who and why. A game too long by ``max_plies`` is a draw, unless a
-reference engine is given to play both sides from there to the end (Serban 2014
-finished games with Stockfish this way).
+side forfeits. So do external engines that crash, raise, or play an illegal move; the
+termination says who and why (:mod:`treestrap.play.forfeits` counts them by reason).
+One of our in-process players that raises is a bug, not a loss: the game stops with
+:class:`~treestrap.play.errors.PlayerFailed`, its traceback kept. A game too long by
+``max_plies`` is a draw, unless a reference engine is given to play both sides from
+there to the end (Serban 2014 finished games with Stockfish this way); a reference
+engine that fails makes the game fail (:class:`FinisherFailed`), never a draw.
 """
 
 from __future__ import annotations
@@ -19,14 +22,17 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import chess
 import chess.engine
 import chess.pgn
 
 from treestrap.play.adjudication import Adjudication, ScoredMove, adjudicate
+from treestrap.play.errors import PlayerFailed, describe
+from treestrap.play.forfeits import FORFEIT, TIME_FORFEIT
 from treestrap.play.openings import Opening
-from treestrap.play.players import PlayerSpec
+from treestrap.play.players import IN_PROCESS, PlayerSpec
 from treestrap.play.sessions import MATE_SCORE, Clocks, Reply, Session, open_session
 from treestrap.play.timecontrol import TimeControl
 
@@ -35,6 +41,11 @@ from treestrap.play.timecontrol import TimeControl
 WATCHDOG_GRACE = 5.0
 DRAW = "1/2-1/2"
 MAX_LENGTH = "adjudicated: maximum length"
+
+
+class FinisherFailed(RuntimeError):
+    """The reference engine could not finish a game: the game has no result (the
+    pool tries it again, then gives it up)."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +97,13 @@ def _loss(side: chess.Color) -> str:
 
 
 def _forfeit(side: chess.Color, name: str, reason: str) -> _Ending:
-    return _Ending(_loss(side), f"forfeit: {reason} ({chess.COLOR_NAMES[side]}, {name})")
+    return _Ending(_loss(side), f"{FORFEIT}{reason} ({chess.COLOR_NAMES[side]}, {name})")
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def _own_failure(spec: PlayerSpec, setup: GameSetup, exc: BaseException) -> PlayerFailed:
+    """The error for one of our in-process players that raised in ``setup``'s game."""
+    where = f"{setup.white.name} - {setup.black.name}, opening {setup.opening.name}"
+    return PlayerFailed.raised(f"in-process player {spec.name} raised ({where})", exc)
 
 
 def _natural_end(board: chess.Board) -> _Ending | None:
@@ -103,8 +115,9 @@ def _natural_end(board: chess.Board) -> _Ending | None:
 
 def _timed_move(
     session: Session, board: chess.Board, clocks: Clocks, timeout: float
-) -> tuple[Reply | None, float, str | None]:
-    """``(reply, seconds, failure)``: failure says why the move was not made."""
+) -> tuple[Reply | None, float, str | None, Exception | None]:
+    """``(reply, seconds, failure, error)``: failure says why the move was not made,
+    error is what the engine raised (None when it did not, or when it hung)."""
     barked = threading.Event()
 
     def bark() -> None:
@@ -113,7 +126,7 @@ def _timed_move(
 
     timer = threading.Timer(timeout, bark)
     timer.daemon = True
-    reply, failure = None, None
+    reply, failure, error = None, None, None
     start = time.perf_counter()
     timer.start()
     try:
@@ -121,13 +134,13 @@ def _timed_move(
     except chess.engine.EngineTerminatedError:
         failure = "engine crashed"
     except Exception as exc:  # an in-process engine's error, or a protocol error
-        failure = f"engine error: {_describe(exc)}"
+        failure, error = f"engine error: {describe(exc)}", exc
     finally:
         timer.cancel()
     spent = time.perf_counter() - start
-    if barked.is_set():
-        failure = f"engine hung for {timeout:.1f} s"
-    return reply, spent, failure
+    if barked.is_set():  # stopped by the watchdog: whatever it raised then is no bug
+        failure, error = f"engine hung for {timeout:.1f} s", None
+    return reply, spent, failure, error
 
 
 def _legal_move(reply: Reply | None, board: chess.Board) -> chess.Move | str:
@@ -154,7 +167,9 @@ def _start(setup: GameSetup, sessions: dict[chess.Color, Session]) -> _Ending | 
         try:
             sessions[side] = open_session(spec, setup.tc, slot=int(self_play))
         except Exception as exc:
-            return _forfeit(side, spec.name, f"engine failed to start: {_describe(exc)}")
+            if spec.kind == IN_PROCESS:
+                raise _own_failure(spec, setup, exc) from exc
+            return _forfeit(side, spec.name, f"engine failed to start: {describe(exc)}")
     return None
 
 
@@ -180,13 +195,16 @@ def _play(
         side = board.turn
         session = sessions[side]
         timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
-        reply, spent, failure = _timed_move(session, board, clocks, timeout)
+        reply, spent, failure, error = _timed_move(session, board, clocks, timeout)
+        spec = setup.white if side == chess.WHITE else setup.black
+        if error is not None and spec.kind == IN_PROCESS:
+            raise _own_failure(spec, setup, error) from error
         if failure is not None:
             return _forfeit(side, session.name, failure)
         if tc.is_clock:
             clocks[side] -= spent
             if clocks[side] < 0:
-                return _Ending(_loss(side), "time forfeit", time_loss=True)
+                return _Ending(_loss(side), TIME_FORFEIT, time_loss=True)
             clocks[side] += tc.increment
         if reply is not None and reply.resigned:
             return _Ending(_loss(side), f"resigned ({chess.COLOR_NAMES[side]}, {session.name})")
@@ -199,8 +217,19 @@ def _play(
         history.append((side, score))
 
 
+def _finisher_failed(
+    setup: GameSetup, ref: PlayerSpec, why: str, exc: Exception | None
+) -> NoReturn:
+    """Raise for a reference engine that failed: our own is a bug (``PlayerFailed``),
+    an external one leaves the game without a result (``FinisherFailed``)."""
+    if ref.kind == IN_PROCESS and exc is not None:
+        raise _own_failure(ref, setup, exc) from exc
+    raise FinisherFailed(f"finisher {ref.name} failed: {why}") from exc
+
+
 def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> _Ending:
-    """The reference engine plays both sides on; a draw if it cannot end the game."""
+    """The reference engine plays both sides on, to the end or to its own cap (a
+    draw); ``FinisherFailed`` or ``PlayerFailed`` if it fails."""
     rules = setup.rules
     ref = rules.finisher
     if ref is None:
@@ -208,7 +237,7 @@ def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> _Ending:
     try:
         session = open_session(ref, rules.finish_tc)
     except Exception as exc:
-        return _Ending(DRAW, f"{MAX_LENGTH} ({ref.name} failed to start: {_describe(exc)})")
+        _finisher_failed(setup, ref, f"failed to start: {describe(exc)}", exc)
     tc = rules.finish_tc
     first = len(board.move_stack)
     try:
@@ -221,10 +250,10 @@ def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> _Ending:
             # The reference is no contestant: it gets a full clock every move.
             clocks = {chess.WHITE: tc.base or 0.0, chess.BLACK: tc.base or 0.0}
             timeout = (tc.base or 0.0) + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
-            reply, spent, failure = _timed_move(session, board, clocks, timeout)
+            reply, spent, failure, error = _timed_move(session, board, clocks, timeout)
             move = failure or _legal_move(reply, board)
             if isinstance(move, str):
-                return _Ending(DRAW, f"{MAX_LENGTH} ({ref.name}: {move})")
+                _finisher_failed(setup, ref, move, error)
             board.push(move)
             note = _note(reply.score if reply is not None else None, spent)
             notes.append(
@@ -261,7 +290,9 @@ def _pgn(setup: GameSetup, board: chess.Board, notes: list[str], ending: _Ending
 
 
 def play_game(setup: GameSetup) -> GameRecord:
-    """Play one game from ``setup.opening``; never raises for an engine's failure."""
+    """Play one game from ``setup.opening``. An external engine's failure is a
+    forfeit; ``PlayerFailed`` when one of our in-process players raises,
+    ``FinisherFailed`` when the reference engine cannot finish the game."""
     board = setup.opening.board()
     notes: list[str] = []  # one per move after the opening line
     sessions: dict[chess.Color, Session] = {}

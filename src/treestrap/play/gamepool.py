@@ -5,6 +5,8 @@ in compiled code, the out-of-memory killer) the games in flight are exactly the 
 that may have caused it. The pool is restarted and those games are tried again; a
 game that was in flight at ``MAX_ATTEMPTS`` breakdowns is given up (and reported),
 and the rest go on. Results come back to the calling process, in the order games end.
+A game whose in-process player raised (:class:`~treestrap.play.errors.PlayerFailed`)
+is not tried again: the error leaves the runner and stops the run.
 
 :data:`GameRunner` is the shape of :func:`run_games`; another backend (Ray tasks,
 :mod:`treestrap.distributed.ray_games`) offers the same function, and
@@ -20,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 
+from treestrap.play.errors import PlayerFailed
 from treestrap.play.game import GameRecord, GameSetup, play_game
 
 #: Breakdowns a game may be in flight for before it is given up.
@@ -55,6 +58,8 @@ def run_games(
                     except BrokenProcessPool:
                         running[future] = game_id  # counted with the others below
                         raise
+                    except PlayerFailed:
+                        raise  # our own player's bug: no retry makes it a result
                     except Exception as exc:  # a bug in the game loop: skip, go on
                         on_problem(f"game {game_id} failed: {type(exc).__name__}: {exc}")
                         retry_game(game_id, attempts, waiting, given_up, on_problem)

@@ -5,6 +5,10 @@ A thin layer over the tournament's machinery: each game is
 costs one game, not the match; clocks, losses on time and forfeits as described
 there), played in worker processes by :func:`treestrap.play.gamepool.run_games`.
 Every opening is played twice with colours reversed; every game is kept as PGN.
+A match with games given up raises :class:`~treestrap.play.errors.IncompleteTournament`
+(no score from fewer games than scheduled); one whose in-process player raised,
+:class:`~treestrap.play.errors.PlayerFailed`, its traceback in ``error.txt`` beside
+the PGN file.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from treestrap.play.errors import IncompleteTournament, PlayerFailed
+from treestrap.play.forfeits import format_forfeits
 from treestrap.play.game import GameRecord, GameRules, GameSetup
 from treestrap.play.game import play_game as play_setup
 from treestrap.play.gamepool import run_games
@@ -70,6 +76,10 @@ class MatchResult:
         ]
         return MatchScore(*count_results(played, _FIRST, _SECOND))
 
+    def forfeits(self) -> str:
+        """``forfeits: N (REASON COUNT, ...)`` of the games played."""
+        return format_forfeits(g.termination for g in self.games)
+
     def time_losses(self, name: str) -> int:
         return sum(
             1
@@ -102,7 +112,10 @@ def play_match(
     pgn_path: str | Path | None = None,
     progress: bool = True,
 ) -> MatchResult:
-    """Each opening twice with colours reversed; games in ``workers`` processes."""
+    """Each opening twice with colours reversed; games in ``workers`` processes.
+    ``IncompleteTournament`` if games were given up, ``PlayerFailed`` if one of our
+    in-process players raised (traceback in ``error.txt`` beside ``pgn_path``, or in
+    the working directory)."""
     setups = {}
     for i, opening in enumerate(openings):
         setups[2 * i] = _setup(first, second, opening, tc, 2 * i + 1)
@@ -123,8 +136,12 @@ def play_match(
             )
 
     try:
-        run_games(setups, workers, on_done)
+        given_up = run_games(setups, workers, on_done)
+    except PlayerFailed as exc:
+        raise exc.saved_in(Path(pgn_path).parent if pgn_path else Path()) from None
     finally:
         if pgn_file:
             pgn_file.close()
+    if given_up:
+        raise IncompleteTournament(len(given_up), len(setups), "of the match", "play it again")
     return result

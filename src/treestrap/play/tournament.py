@@ -11,6 +11,13 @@ runner set by :func:`~treestrap.play.gamepool.games_run_by` plays them (Ray task
 the main process alone writes results, each game to the database and ``games.pgn`` as it ends,
 with a progress bar and the standings every few games.
 
+A tournament with games given up (their worker died, or the game loop failed, too
+often) is incomplete: :meth:`TournamentResult.require_complete` raises
+:class:`~treestrap.play.errors.IncompleteTournament`, and everything that makes a table
+from a tournament calls it first. One of our in-process players that raises stops the
+run: its traceback goes to ``RUN_DIR/error.txt`` and
+:class:`~treestrap.play.errors.PlayerFailed` names the file.
+
 A match of two players may run under an SPRT (``sprt``, see
 :mod:`treestrap.play.sprt_match`): it then stops as soon as the test decides, and a
 resumed match counts its pairs from the stored games first.
@@ -21,15 +28,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import shlex
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
 
 from treestrap.play.adjudication import Adjudication
+from treestrap.play.errors import ERROR_FILE, IncompleteTournament, PlayerFailed
+from treestrap.play.forfeits import format_forfeits
 from treestrap.play.game import GameRecord, GameRules, GameSetup
 from treestrap.play.gamepool import current_runner
 from treestrap.play.openings import load_openings, pick_openings
@@ -125,10 +135,24 @@ class TournamentResult:
     standings: list[Standing]
     given_up: list[int] = field(default_factory=list)  # ids whose games could not be played
     sprt: SprtWatch | None = None  # the test's final state, for a match under an SPRT
+    scheduled: int = 0  # games in the schedule (0: not known)
 
     @property
     def db_path(self) -> Path:
         return self.run_dir / DB_NAME
+
+    def require_complete(self, remedy: str | None = None) -> TournamentResult:
+        """This result, if no game was given up; else ``IncompleteTournament``, whose
+        message ends with ``remedy`` (default: how ``--resume`` replays them)."""
+        if not self.given_up:
+            return self
+        scheduled = self.scheduled or len(self.games) + len(self.given_up)
+        hint = remedy or f"treestrap tournament --resume {self.run_dir} replays them"
+        raise IncompleteTournament(len(self.given_up), scheduled, f"in {self.run_dir}", hint)
+
+    def forfeits(self) -> str:
+        """``forfeits: N (REASON COUNT, ...)`` of the stored games."""
+        return format_forfeits(g.termination for g in self.games)
 
     @property
     def pgn_path(self) -> Path:
@@ -208,6 +232,25 @@ def _done_ids(
     return {g.id for g in stored}
 
 
+def check_resumed_players(
+    stored: list[str],
+    given: list[str],
+    run_dir: str | Path,
+    parse: Callable[[list[str]], Sequence[object]],
+) -> None:
+    """``ValueError`` showing both lists unless the players ``given`` on the command
+    line start the same engines as those ``stored`` in ``run_dir`` (a resumed run
+    starts the stored commands: a database from elsewhere must not choose them)."""
+    if parse(given) == parse(stored):
+        return
+    raise ValueError(
+        f"the players given differ from those stored in {Path(run_dir) / DB_NAME}; "
+        "--resume plays only the stored ones:\n"
+        f"  stored: {' '.join(shlex.quote(p) for p in stored)}\n"
+        f"  given:  {' '.join(shlex.quote(p) for p in given)}"
+    )
+
+
 def _without_workers(config: TournamentConfig) -> str:
     return dataclasses.replace(config, workers=1).to_json()
 
@@ -281,14 +324,20 @@ def run_tournament(
         check_player(spec)
     with ResultsDB.open(run_dir) if resume else ResultsDB.create(run_dir, config.to_json()) as db:
         _write_pgn(run_dir / PGN_NAME, db.games())
-    given_up = _play(config, plan, missing, run_dir, progress, watch)
+    (run_dir / ERROR_FILE).unlink(missing_ok=True)  # a failure before this run's is gone
+    try:
+        given_up = _play(config, plan, missing, run_dir, progress, watch)
+    except PlayerFailed as exc:
+        raise exc.saved_in(run_dir) from None
     with ResultsDB.open(run_dir) as db:
         games = db.games()
     names = [p.name for p in plan.players]
     table = standings(names, ((g.white, g.black, g.result) for g in games))
+    result = TournamentResult(run_dir, names, games, table, given_up, watch, len(plan.games))
     if progress:
         tqdm.write(format_standings(table))
-    return TournamentResult(run_dir, names, games, table, given_up, watch)
+        tqdm.write(result.forfeits())
+    return result
 
 
 def _sprt_watch(

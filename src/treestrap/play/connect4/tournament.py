@@ -9,7 +9,9 @@ is stored with ``"game": "connect4"``) and ``RUN_DIR/games.pgn`` as each ends, s
 ``treestrap rate`` reads them as it reads chess results, and a killed run resumes.
 
 Players are in process and cheap to make, so the games run one after another in this
-process; the players (a solver's table, a search's) stay warm from game to game.
+process; the players (a solver's table, a search's) stay warm from game to game. They
+are all ours: one that raises (or picks an illegal column) stops the tournament with
+:class:`~treestrap.play.errors.PlayerFailed`, its traceback in ``RUN_DIR/error.txt``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from treestrap.play.connect4.game import play_connect4_game, random_openings
-from treestrap.play.connect4.players import make_player, parse_connect4_players
+from treestrap.play.connect4.game import Connect4Game, play_connect4_game, random_openings
+from treestrap.play.connect4.players import Player, make_player, parse_connect4_players
+from treestrap.play.errors import ERROR_FILE, PlayerFailed
 from treestrap.play.results_db import ResultsDB, StoredGame, now
 from treestrap.play.tournament import FORMATS, PGN_NAME, ROUND_ROBIN, TournamentResult
 from treestrap.rating.results import DB_NAME
@@ -168,15 +171,11 @@ def run_connect4_tournament(
     missing = [i for i in range(len(games)) if i not in done]
     played = len(games) - len(missing)
     bar = tqdm(total=len(games), initial=played, unit="game", disable=not progress)
+    (run_dir / ERROR_FILE).unlink(missing_ok=True)  # a failure before this run's is gone
     try:
         for game_id in missing:
             setup = games[game_id]
-            game = play_connect4_game(
-                players[setup.first],
-                players[setup.second],
-                setup.opening,
-                game_seed(config.seed, game_id),
-            )
+            game = _play_one(config, players, setup, game_id, run_dir)
             pgn = game.pgn(config.event, str(setup.round))
             row = (game.first, game.second, game.opening, game.result, "normal", game.plies)
             with ResultsDB.open(run_dir) as db:
@@ -190,6 +189,27 @@ def run_connect4_tournament(
     with ResultsDB.open(run_dir) as db:
         stored_games = db.games()
     table = standings(names, ((g.white, g.black, g.result) for g in stored_games))
+    result = TournamentResult(run_dir, names, stored_games, table, scheduled=len(games))
     if progress:
         tqdm.write(format_standings(table))
-    return TournamentResult(run_dir, names, stored_games, table)
+        tqdm.write(result.forfeits())
+    return result
+
+
+def _play_one(
+    config: Connect4TournamentConfig,
+    players: list[Player],
+    setup: ScheduledGame,
+    game_id: int,
+    run_dir: Path,
+) -> Connect4Game:
+    """One scheduled game; a player that raises is our bug: ``PlayerFailed``, its
+    traceback saved in ``run_dir``."""
+    first, second = players[setup.first], players[setup.second]
+    try:
+        return play_connect4_game(first, second, setup.opening, game_seed(config.seed, game_id))
+    except Exception as exc:
+        where = f"game {game_id}: {first.name} - {second.name}, opening {setup.opening}"
+        raise PlayerFailed.raised(f"in-process player raised ({where})", exc).saved_in(
+            run_dir
+        ) from None
