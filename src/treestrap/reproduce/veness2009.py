@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from treestrap.rating.curve import DISPLAY_NAMES
+from treestrap.rating.curve import COLUMNS_NOTE, DISPLAY_NAMES
 from treestrap.reproduce.stages import pick_budget
 from treestrap.reproduce.workers import train_runs
 from treestrap.training.config import TrainConfig
-from treestrap.training.curve import CurveResult, CurveSettings, run_curve
+from treestrap.training.curve import CurveResult, CurveSettings, run_curve, tournament_summary
 from treestrap.training.presets import PRESETS
 from treestrap.training.tensorboard_log import require_tensorboard
 
@@ -279,7 +279,7 @@ def _reproduce(
         f"training {trained - started:.0f} s, tournament and ratings "
         f"{finished - trained:.0f} s (this invocation)\n\n"
         + result.format_summary(PAPER_ELO)
-        + "\n"
+        + f"\n{COLUMNS_NOTE}\n{tournament_summary(out)}\n"
         + superiority(result)
         + "".join(f"note: {note}\n" for note in [*result.notes, budget.caveat] if note)
     )

@@ -28,12 +28,12 @@ from typing import Any
 
 from treestrap.play.connect4.measure import Share, position_agreement
 from treestrap.play.connect4.reference import ReferencePosition, load_reference
-from treestrap.rating.curve import UNTRAINED
+from treestrap.rating.curve import COLUMNS_NOTE, UNTRAINED
 from treestrap.reproduce.stages import pick_budget, read_json, write_json
 from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO, SLOWEST, superiority
 from treestrap.reproduce.workers import train_runs
 from treestrap.training.config import TrainConfig, connect4_config
-from treestrap.training.curve import CurveResult, CurveSettings, run_curve
+from treestrap.training.curve import CurveResult, CurveSettings, run_curve, tournament_summary
 from treestrap.training.tensorboard_log import require_tensorboard
 
 #: The measured final weights, by run label (``untrained``, ``hand-written``, rules).
@@ -222,7 +222,7 @@ def reproduce_connect4(
         f"training {trained - started:.0f} s, tournament and ratings {rated - trained:.0f} s, "
         f"solved positions {finished - rated:.0f} s (this invocation)\n\n"
         + format_table(result, measured, budget.depth, len(reference))
-        + "\n"
+        + f"{COLUMNS_NOTE}\n{tournament_summary(out)}\n\n"
         + superiority(result)
         + "".join(f"note: {note}\n" for note in [*result.notes, budget.caveat] if note)
     )

@@ -7,7 +7,9 @@ training games; the runs' common starting weights (``game-000000``) play as
 round-robin tournament (:mod:`treestrap.play.tournament`), and one BayesElo-model fit
 rates the pool (:mod:`treestrap.rating.curve`), so ratings of different runs are
 comparable; :mod:`treestrap.reports.curve` draws the plot. The tournament directory can
-be resumed like any other; rating and plotting are cheap and redone every time.
+be resumed like any other; rating and plotting are cheap and redone every time. A
+tournament with games given up rates nothing: ``IncompleteTournament`` is raised before
+any table is written (running the same command again replays those games).
 
 Connect Four runs (``"game": "connect4"`` in their ``config.json``) meet in a Connect
 Four tournament (:mod:`treestrap.play.connect4.tournament`, search players at the
@@ -33,6 +35,8 @@ from treestrap.play.connect4.tournament import (
     load_connect4_config,
     run_connect4_tournament,
 )
+from treestrap.play.forfeits import format_forfeits
+from treestrap.play.results_db import ResultsDB
 from treestrap.play.tournament import TournamentConfig, load_config, run_tournament
 from treestrap.rating.curve import PAPER_ANCHOR_ELO, UNTRAINED, CurveResult, rate_curve
 from treestrap.rating.results import load_results
@@ -245,7 +249,23 @@ def _play_chess(pool: CurvePool, settings: CurveSettings, tournament: Path, prog
     resume = (tournament / "results.sqlite").exists()
     if resume and dataclasses.replace(load_config(tournament), workers=config.workers) != config:
         raise ValueError(_CHANGED.format(tournament))
-    run_tournament(config, tournament, resume=resume, progress=progress)
+    run_tournament(config, tournament, resume=resume, progress=progress).require_complete(
+        _replay(tournament)
+    )
+
+
+def _replay(tournament: Path) -> str:
+    """How to replay given-up games: the same command resumes its tournament."""
+    return (
+        f"run the same command again (or treestrap tournament --resume {tournament}) to replay them"
+    )
+
+
+def tournament_summary(out_dir: str | Path) -> str:
+    """``tournament: N games; forfeits: ...`` of the curve tournament in ``out_dir``."""
+    with ResultsDB.open(Path(out_dir) / "tournament") as db:
+        terminations = [g.termination for g in db.games()]
+    return f"tournament: {len(terminations)} games; {format_forfeits(terminations)}"
 
 
 def connect4_depth(tc: str) -> int:
@@ -275,7 +295,8 @@ def _play_connect4(
     if resume and load_connect4_config(tournament).to_json() != config.to_json():
         raise ValueError(_CHANGED.format(tournament))
     tournament.mkdir(parents=True, exist_ok=True)
-    run_connect4_tournament(config, tournament, resume=resume, progress=progress)
+    result = run_connect4_tournament(config, tournament, resume=resume, progress=progress)
+    result.require_complete(_replay(tournament))
 
 
 def log_curve(result: CurveResult, folder: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from treestrap.play.forfeits import format_forfeits
 from treestrap.play.game import MAX_LENGTH
 from treestrap.play.results_db import ResultsDB
 from treestrap.play.tournament import (
@@ -77,12 +78,17 @@ def tournament_config(
 
 
 def play_gauntlet(config: TournamentConfig, folder: Path, progress: bool) -> bool:
-    """Play (or finish) a gauntlet; False if every scheduled game was already stored."""
+    """Play (or finish) a gauntlet; False if every scheduled game was already stored.
+    ``IncompleteTournament`` if games were given up: no figure rests on fewer games
+    than scheduled (running the same command again replays them)."""
     scheduled = len(plan_tournament(config).games)
     stored = folder / "results.sqlite"
     if stored.exists() and len(load_results(folder)) >= scheduled:
         return False
-    run_tournament(config, folder, resume=stored.exists(), progress=progress)
+    result = run_tournament(config, folder, resume=stored.exists(), progress=progress)
+    result.require_complete(
+        f"run the same command again (or treestrap tournament --resume {folder}) to replay them"
+    )
     return True
 
 
@@ -127,13 +133,17 @@ class Finishes:
     games: int
     handed_over: int
     ended: int
+    forfeits: str = "forfeits: 0"  # by reason (treestrap.play.forfeits)
 
     def describe(self, max_plies: int, finisher: bool) -> str:
         if not finisher:
-            return f"{self.games} games, {self.handed_over} drawn at {max_plies} plies"
+            return (
+                f"{self.games} games, {self.handed_over} drawn at {max_plies} plies; "
+                f"{self.forfeits}"
+            )
         return (
             f"{self.games} games, {self.handed_over} reached {max_plies} plies and went to "
-            f"Stockfish, {self.ended} of those played to an end"
+            f"Stockfish, {self.ended} of those played to an end; {self.forfeits}"
         )
 
 
@@ -145,6 +155,7 @@ def finishes(folder: Path) -> Finishes:
         len(terminations),
         sum(1 for t in terminations if t.startswith((MAX_LENGTH, "finished by"))),
         sum(1 for t in terminations if t.startswith("finished by")),
+        format_forfeits(terminations),
     )
 
 

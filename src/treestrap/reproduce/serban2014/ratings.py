@@ -43,6 +43,8 @@ def rate(out: Path) -> SerbanResult:
     for name in table.names:
         label, _, trained = name.partition("@")
         r = table.rating(name)
-        points.append(CurvePoint(label, int(trained or 0), r.elo, r.lower, r.upper))
+        points.append(
+            CurvePoint(label, int(trained or 0), r.elo, r.lower, r.upper, rated_games=r.games)
+        )
     starts = read_json(out / "starts" / "starts.json")
     return SerbanResult(table, reference, points, starts, notes)
