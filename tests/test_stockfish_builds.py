@@ -1,0 +1,113 @@
+"""The Stockfish builds the speed benchmark compares with (``benchmarks/stockfish_builds.py``):
+each build's line from its ``compiler`` command, and which builds run here. No timing."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT, require, require_binary
+
+# a benchmark's module: found once its folder is on the path
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+
+from stockfish_builds import (
+    BuildProbeError,
+    native_path,
+    parse_compiler_output,
+    probe,
+    select_builds,
+)
+
+#: What Stockfish 15.1's ``compiler`` command prints (Debian's build).
+DEBIAN_OUTPUT = """Stockfish 15.1 by the Stockfish developers (see AUTHORS file)
+
+Compiled by g++ (GNUC) 12.2.0 on Linux
+Compilation settings include:  64bit SSE2
+__VERSION__ macro expands to: 12.2.0
+"""
+
+
+def fake_engine(folder: Path, name: str, body: str) -> Path:
+    """An executable shell script standing for a Stockfish binary."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_parse_compiler_output() -> None:
+    assert parse_compiler_output(DEBIAN_OUTPUT) == ("64bit SSE2", "g++ (GNUC) 12.2.0 on Linux")
+    with pytest.raises(BuildProbeError, match="Compilation settings"):
+        parse_compiler_output("id name Something Else\nuciok\n")
+
+
+def test_debian_build_line_says_64bit() -> None:
+    build, compiled_by = probe(require_binary("stockfish"))
+    assert "64bit" in build.split()
+    assert compiled_by
+
+
+def test_native_build_lies_beside_the_repository(tmp_path: Path) -> None:
+    assert native_path(tmp_path / "repo") == tmp_path / "shared" / "bin" / "stockfish-15.1-avx2"
+    assert native_path() == REPO_ROOT.parent / "shared" / "bin" / "stockfish-15.1-avx2"
+
+
+def _has_avx2() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            return any(line.startswith("flags") and " avx2" in line for line in f)
+    except OSError:
+        return False
+
+
+def test_both_builds_selected_where_the_native_one_runs() -> None:
+    require_binary("stockfish")
+    require(native_path().is_file(), f"native Stockfish build not found at {native_path()}")
+    require(_has_avx2(), "this processor has no AVX2: the native build cannot run here")
+    lines: list[str] = []
+    builds = select_builds(report=lines.append)
+    assert [b.label for b in builds] == ["Debian", "native"], lines
+    debian, native = builds
+    assert "64bit" in debian.build and "AVX2" not in debian.build
+    assert "AVX2" in native.build and "POPCNT" in native.build
+    assert Path(native.command) == native_path()
+    assert "64bit SSE2" in debian.describe() and native.command in native.describe()
+    assert lines == []
+
+
+def test_a_missing_native_build_is_left_out_with_a_line(tmp_path: Path) -> None:
+    debian = fake_engine(tmp_path, "debian-sf", f"cat <<'EOF'\n{DEBIAN_OUTPUT}EOF")
+    lines: list[str] = []
+    builds = select_builds(str(debian), tmp_path / "nowhere" / "sf", report=lines.append)
+    assert [(b.label, b.build) for b in builds] == [("Debian", "64bit SSE2")]
+    assert len(lines) == 1 and "native" in lines[0] and "not found" in lines[0]
+
+
+def test_illegal_instruction_is_named(tmp_path: Path) -> None:
+    # A build for instructions the processor lacks dies of SIGILL at its first use.
+    crashing = fake_engine(tmp_path, "avx512-sf", "kill -ILL $$")
+    with pytest.raises(BuildProbeError, match="Illegal instruction"):
+        probe(str(crashing))
+    lines: list[str] = []
+    debian = fake_engine(tmp_path, "debian-sf", f"cat <<'EOF'\n{DEBIAN_OUTPUT}EOF")
+    builds = select_builds(str(debian), crashing, report=lines.append)
+    assert [b.label for b in builds] == ["Debian"]
+    assert "Illegal instruction" in lines[0]
+
+
+def test_other_failures_are_named(tmp_path: Path) -> None:
+    not_stockfish = fake_engine(tmp_path, "other", "echo 'id name Other'")
+    with pytest.raises(BuildProbeError, match="no 'Compilation settings"):
+        probe(str(not_stockfish))
+    failing = fake_engine(tmp_path, "failing", "exit 3")
+    with pytest.raises(BuildProbeError, match="exit status 3"):
+        probe(str(failing))
+    plain = tmp_path / "plain"
+    plain.write_text("not a program\n", encoding="utf-8")
+    if os.geteuid() != 0:  # root may run anything
+        with pytest.raises(BuildProbeError, match="not executable"):
+            probe(str(plain))
