@@ -5,13 +5,16 @@ measured in the same run on the same positions through UCI, and their ratio.
 
 Each engine thinks ``movetime`` seconds per position; the nps of its last ``info``
 line is taken (engines count nodes a little differently: Sunfish counts its own
-searched nodes, treestrap main plus quiescence nodes).
+searched nodes, treestrap main plus quiescence nodes). Sunfish is a Python program, so
+its "build" is the interpreter that runs it: the benchmark prints that interpreter and
+its version beside the results. Against Stockfish, see ``engine_vs_stockfish.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 
 import chess
@@ -40,6 +43,27 @@ def measure(command: list[str], movetime: float) -> dict[str, int]:
     return rates
 
 
+def interpreter_line(script: str) -> str:
+    """The interpreter a script's ``#!`` line names, and its version."""
+    try:
+        with open(script, "rb") as f:
+            first = f.readline().decode("utf-8", "replace").strip()
+    except OSError as exc:
+        return f"unknown ({exc.strerror})"
+    if not first.startswith("#!"):
+        return "not a script"
+    words = first[2:].split()
+    if not words:
+        return "not a script"
+    try:
+        done = subprocess.run(
+            [*words, "--version"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return " ".join(words)
+    return f"{' '.join(words)} ({(done.stdout or done.stderr).strip()})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--movetime", type=float, default=3.0)
@@ -48,6 +72,7 @@ def main() -> int:
     if not sunfish:
         print("sunfish-uci not found: pip install --no-deps sunfish", file=sys.stderr)
         return 2
+    print(f"sunfish: {sunfish}, run by {interpreter_line(sunfish)}")
     ours = measure([sys.executable, "-m", "treestrap.cli", "uci"], args.movetime)
     theirs = measure([sunfish], args.movetime)
     print(f"{'position':10s} {'treestrap':>12s} {'sunfish':>10s} {'ratio':>7s}")
