@@ -131,12 +131,10 @@ def kernels_load_from_cache(_cache_probe_result: str) -> None:
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    """A local Ray cluster of 2 CPUs for one test module (the Ray backend's tests)."""
-    require(importlib.util.find_spec("ray") is not None, "ray is not installed (.[ray])")
-    import ray
+    """A local Ray cluster of 2 CPUs for one test module (the Ray backend's tests),
+    started as the commands start theirs."""
+    require_module("ray", "ray")
+    from treestrap.distributed.ray_support import ray_session
 
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
+    with ray_session(num_cpus=2):
         yield
-    finally:
-        ray.shutdown()

@@ -6,21 +6,59 @@ skip with a message (and fail under CI=true)."""
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 import signal
 import sqlite3
 from pathlib import Path
 
+from conftest import require
 from kill_checks import check_training_run
 
 from treestrap.cli import main
 from treestrap.distributed.learner import LearnerStats, train_distributed
 from treestrap.distributed.ray_games import ray_runner
+from treestrap.distributed.ray_support import MULTI_MACHINE_ENV, bound_hosts, is_loopback
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.gamepool import games_run_by
 from treestrap.play.tournament import TournamentConfig, run_tournament
 from treestrap.training.config import TrainConfig, apply_preset
+
+
+def _listening(port: int) -> list[str]:
+    """The addresses that sockets listening on TCP ``port`` are bound to (Linux's
+    /proc/net tables: hexadecimal, each 32-bit word in the host's byte order)."""
+    found = []
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        for line in table.read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            host, hex_port = local.split(":")
+            if state != "0A" or int(hex_port, 16) != port:  # 0A: LISTEN
+                continue
+            raw = b"".join(
+                int(host[i : i + 8], 16).to_bytes(4, "little") for i in range(0, len(host), 8)
+            )
+            address = ipaddress.ip_address(raw)
+            if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+                address = address.ipv4_mapped
+            found.append(str(address))
+    return found
+
+
+def test_a_local_cluster_listens_on_127_0_0_1_only(ray_cluster: None) -> None:
+    import ray
+
+    hosts = bound_hosts(ray)
+    assert len(hosts) >= 2 and all(map(is_loopback, hosts)), hosts
+    require(Path("/proc/net/tcp").exists(), "the listening sockets are read from /proc/net")
+    gcs_port = int(ray.get_runtime_context().gcs_address.rsplit(":", 1)[1])
+    node_ports = [node["NodeManagerPort"] for node in ray.nodes() if node["Alive"]]
+    for port in [gcs_port, *node_ports]:
+        bound = _listening(port)
+        assert bound and all(address == "127.0.0.1" for address in bound), (port, bound)
+    # set for the processes Ray starts while the session lasts (ray_support restores it)
+    assert os.environ.get(MULTI_MACHINE_ENV) == "0"
 
 
 def tiny(games: int) -> TrainConfig:
