@@ -19,11 +19,15 @@ from treestrap.learn import distill
 torch.set_num_threads(1)
 
 PGN = """[Event "t"]
+[White "learner"]
+[Black "learner"]
 [Result "1-0"]
 
 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 1-0
 
 [Event "t"]
+[White "learner"]
+[Black "learner"]
 [Result "0-1"]
 
 1. e4 e5 2. Nf3 Nc6 3. d4 exd4 4. Nxd4 Nf6 5. Nxc6 bxc6 6. e5 Qe7 0-1

@@ -104,7 +104,8 @@ def test_fit_linear_writes_the_fitted_weights(
 
     monkeypatch.setattr(distill, "CHUNK", 10)
     games, labels, net = tmp_path / "games.pgn", tmp_path / "labels", tmp_path / "net.npz"
-    games.write_text(f'[Event "t"]\n[Result "1-0"]\n\n{GAME} 1-0\n')
+    tags = '[Event "t"]\n[White "learner"]\n[Black "learner"]\n[Result "1-0"]\n'
+    games.write_text(f"{tags}\n{GAME} 1-0\n")
     label = ["distill", "label", str(games), "--out", str(labels), "--depth", "1", "--jobs", "1"]
     assert main([*label, "--no-progress", "--teacher", "hand-set"]) == 0
     fit = ["distill", "fit", str(labels), "--out", str(net), "--hidden", "4", "--epochs", "1"]

@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from treestrap.evaluation.provenance import set_command_line  # light: no numba
+
+    # The command that weight files record: what this call was given, not the process's.
+    set_command_line(sys.argv[1:] if argv is None else list(argv))
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -70,8 +70,21 @@ def _commit() -> str:
     return git_commit() or recorded_commit() or "unknown"
 
 
+#: The arguments of the ``treestrap`` command running in this process (set by its
+#: entry point), or None: then the process's own command line is recorded.
+_COMMAND_ARGS: list[str] | None = None
+
+
+def set_command_line(args: list[str]) -> None:
+    """Record the arguments of the ``treestrap`` command this process runs."""
+    global _COMMAND_ARGS
+    _COMMAND_ARGS = list(args)
+
+
 def command_line(argv: list[str] | None = None) -> str:
     """The command that is running, as a user would type it (``treestrap ...``)."""
+    if argv is None and _COMMAND_ARGS is not None:
+        return shlex.join(["treestrap", *_COMMAND_ARGS])
     argv = sys.argv if argv is None else argv
     program = Path(argv[0]).name if argv else "python"
     if program in ("treestrap", "__main__.py", "cli.py"):

@@ -224,13 +224,16 @@ def prepare(
     keep = player_filter(players)
     if settings_path.exists():
         saved = json.loads(settings_path.read_text())
-        # A directory labelled before the filter existed took every game.
-        asked = {**settings, "players": players if "players" in saved else None}
-        if {k: saved.get(k) for k in asked} != asked:
+        if {k: saved.get(k) for k in settings} != settings:
             raise ValueError(
                 f"{out} holds labels of teacher {saved.get('teacher')!r} at depth "
-                f"{saved.get('depth')} (players {saved.get('players', 'all')}), not "
-                f"{teacher!r} at depth {depth} (players {players})"
+                f"{saved.get('depth')}, not {teacher!r} at depth {depth}"
+            )
+        # A directory labelled before the filter existed took every game.
+        if "players" in saved and saved["players"] != players:
+            raise ValueError(
+                f"{out} holds labels of the games of players {saved['players']!r}, "
+                f"not {players!r}"
             )
         epds = (out / POSITIONS_FILE).read_text().split("\n")
         if not (out / RESULTS_FILE).exists():
