@@ -1,5 +1,6 @@
 """The Stockfish builds the speed benchmark compares with (``benchmarks/stockfish_builds.py``):
-each build's line from its ``compiler`` command, and which builds run here. No timing."""
+each build's line from its ``compiler`` command, which builds run here, and the replay that
+counts a ``treestrap uci`` search's nodes by Stockfish's rule. No timing."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import stat
 import sys
 from pathlib import Path
 
+import chess
+import chess.engine
 import pytest
 from conftest import REPO_ROOT, require, require_binary
 
 # a benchmark's module: found once its folder is on the path
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
+from engine_vs_stockfish import POSITIONS, Measure, recount, treestrap_command
 from stockfish_builds import (
     BuildProbeError,
     native_path,
@@ -111,3 +115,20 @@ def test_other_failures_are_named(tmp_path: Path) -> None:
     if os.geteuid() != 0:  # root may run anything
         with pytest.raises(BuildProbeError, match="not executable"):
             probe(str(plain))
+
+
+def test_replay_of_a_uci_search_finds_its_tree() -> None:
+    # The benchmark's revisits come from replaying each `treestrap uci` search in its
+    # own process: the replay must search the same tree as the UCI engine did.
+    measures = {}
+    with chess.engine.SimpleEngine.popen_uci(treestrap_command("hand-set"), timeout=600) as uci:
+        uci.configure({"Hash": 16})
+        for name in ("start", "kiwipete"):
+            board = chess.Board(POSITIONS[name])
+            info = uci.analyse(board, chess.engine.Limit(depth=6), game=object())
+            measures[name] = Measure(int(info["nodes"]), 1.0, int(info["depth"]))
+    recount("hand-set", measures, 16)
+    for m in measures.values():
+        assert m.same_tree
+        assert 0 < m.revisits < m.nodes
+        assert m.stockfish_rule_nps == m.nodes - m.revisits
