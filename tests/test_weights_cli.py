@@ -78,7 +78,7 @@ def test_show_hand_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert magnitudes == sorted(magnitudes, reverse=True)
     assert rows[0][1:] == ("material/queen", 900.0)
     # per-block summary: every meep block, with count, mean, mean |w|, min, max
-    blocks = out.split("per block\n", 1)[1].splitlines()
+    blocks = out.split("per block\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert blocks[0].split() == ["block", "count", "mean", "mean", "|w|", "min", "max"]
     found = {line.split()[0]: line.split()[1:] for line in blocks[1:]}
     assert list(found) == [

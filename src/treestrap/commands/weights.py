@@ -132,6 +132,8 @@ def run_preset(args: argparse.Namespace) -> int:
         learned_net_model,
         random_model,
     )
+    from treestrap.evaluation.provenance import KEY as PROVENANCE
+    from treestrap.evaluation.provenance import preset_provenance
     from treestrap.evaluation.weights import save_weights
 
     if args.name != "random" and args.seed is not None:
@@ -149,6 +151,7 @@ def run_preset(args: argparse.Namespace) -> int:
             print("error: the learned-net preset is a network with meep weights", file=sys.stderr)
             return 2
         net = learned_net_model()
+        net.metadata[PROVENANCE] = preset_provenance(args.name, net)
         try:
             net.save(args.out)
         except OSError as exc:
@@ -158,6 +161,10 @@ def run_preset(args: argparse.Namespace) -> int:
         return 0
     else:
         model = random_model(args.feature_set, seed=args.seed or 0)
+    model.metadata = {
+        **model.metadata,
+        PROVENANCE: preset_provenance(args.name, model, args.seed or 0),
+    }
     try:
         save_weights(model, args.out)
     except OSError as exc:

@@ -190,3 +190,20 @@ def named_parent(role: str, name: str, model: Any) -> dict[str, Any]:
     if name == HAND_SET:
         return hand_written_parent(role, name, weights)
     return model_parent(role, name, weights, model.metadata)
+
+
+def preset_provenance(name: str, model: Any, seed: int = 0, scale: float = 1.0) -> dict[str, Any]:
+    """The record of a preset written to a file by ``treestrap weights preset``: random
+    weights are a root of their own; any other preset is the parent of its copy."""
+    from treestrap.evaluation.preset_names import RANDOM
+
+    weights = stored_weights(model)
+    feature_set = getattr(getattr(model, "feature_set", None), "name", None)
+    if name == RANDOM:
+        parent = random_parent("drawn", seed, scale, weights, feature_set)
+    else:
+        parent = named_parent("copy of", name, model)
+    record = tool_record("treestrap weights preset", 0.0)
+    record.update(sha256=weights_sha256(weights), parents=[parent])
+    record["self_play_only"] = chain_self_play_only(record["parents"])
+    return record

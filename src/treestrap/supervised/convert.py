@@ -42,6 +42,8 @@ import numpy as np
 from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.provenance import KEY as PROVENANCE
+from treestrap.evaluation.provenance import stored_weights, tool_record, weights_sha256
 from treestrap.evaluation.weights import LinearModel
 from treestrap.supervised.checkpoint import BEST, Checkpoint, load_checkpoint
 from treestrap.supervised.errors import SupervisedError
@@ -174,6 +176,23 @@ def _provenance(ckpt_path: Path, ckpt: Checkpoint, result: dict[str, Any], algor
     }
     if "test_accuracy" in result:
         metadata["test_accuracy"] = result["test_accuracy"]
+    # Learned from a game collection, not from self-play: a chain with no random root.
+    record = tool_record("treestrap supervised convert", 0.0)
+    record["sources"] = [
+        {
+            "kind": "supervised checkpoint",
+            "path": str(ckpt_path),
+            "sha256": hashlib.sha256(ckpt_path.read_bytes()).hexdigest(),
+        },
+        {
+            "kind": "dataset",
+            "path": str(header.get("dataset", {}).get("name", "?")),
+            "sha256": str(header.get("dataset", {}).get("manifest_hash", "")),
+        },
+    ]
+    record["parents"] = []
+    record["self_play_only"] = False
+    metadata[PROVENANCE] = record
     return metadata
 
 
@@ -190,8 +209,12 @@ def convert(path: str | Path, network: bool = False) -> LinearModel | NetworkMod
         algorithm = f"supervised {ckpt.spec.describe()} (Serban 2014, chapter 3)"
         metadata = _provenance(ckpt_path, ckpt, result, algorithm)
         metadata["sizes"] = ckpt.header.get("sizes", {})
-        return NetworkModel(sizes, params, metadata)
+        net = NetworkModel(sizes, params, metadata)
+        metadata[PROVENANCE]["sha256"] = weights_sha256(stored_weights(net))
+        return net
     theta = linear_weights(model, features)
     algorithm = "supervised logistic regression (Serban 2014, 3.1)"
     metadata = _provenance(ckpt_path, ckpt, result, algorithm)
-    return LinearModel(get_feature_set(features), theta, metadata)
+    model = LinearModel(get_feature_set(features), theta, metadata)
+    metadata[PROVENANCE]["sha256"] = weights_sha256(stored_weights(model))
+    return model
