@@ -232,8 +232,7 @@ def prepare(
         # A directory labelled before the filter existed took every game.
         if "players" in saved and saved["players"] != players:
             raise ValueError(
-                f"{out} holds labels of the games of players {saved['players']!r}, "
-                f"not {players!r}"
+                f"{out} holds labels of the games of players {saved['players']!r}, not {players!r}"
             )
         epds = (out / POSITIONS_FILE).read_text().split("\n")
         if not (out / RESULTS_FILE).exists():

@@ -34,9 +34,12 @@ class IncompleteTournament(TournamentStopped):
         )
 
 
-def _attempts() -> int:
-    from treestrap.play.gamepool import MAX_ATTEMPTS  # the pool's own retry count
+#: Breakdowns a game may be in flight for before it is given up (the game pool's
+#: retry count; here so that both the pool and this message read it).
+MAX_ATTEMPTS = 3
 
+
+def _attempts() -> int:
     return MAX_ATTEMPTS
 
 

@@ -22,12 +22,8 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 
-from treestrap.play.errors import PlayerFailed
+from treestrap.play.errors import MAX_ATTEMPTS, PlayerFailed
 from treestrap.play.game import GameRecord, GameSetup, play_game
-
-#: Breakdowns a game may be in flight for before it is given up.
-MAX_ATTEMPTS = 3
-
 
 def run_games(
     setups: Mapping[int, GameSetup],
