@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from treestrap.play.errors import MAX_ATTEMPTS, PlayerFailed
 from treestrap.play.game import GameRecord, GameSetup, play_game
 
+
 def run_games(
     setups: Mapping[int, GameSetup],
     workers: int,
