@@ -43,6 +43,13 @@ def test_the_network_loads_with_its_provenance_and_its_linear_part() -> None:
         assert net.metadata.get(key) not in (None, ""), key
     assert net.metadata["preset"] == "learned-net"
     assert net.metadata["algorithm"] == "distill"
+    # Its figures agree with its linear part's: the CPU hours add up, the games named.
+    learned = learned_model().metadata
+    total = net.metadata["cpu_hours"] + learned["cpu_hours"]
+    assert net.metadata["cpu_hours_with_linear_part"] == pytest.approx(total, abs=0.005)
+    assert net.metadata["linear_part"].startswith(f"learned: {learned['games']} games")
+    # Written before the tools kept a record: it says so rather than claim a chain.
+    assert "provenance" not in net.metadata
     assert preset_model("learned-net").describe() == net.describe()
 
 
@@ -61,6 +68,11 @@ def test_weights_preset_writes_it_and_show_prints_the_provenance(
     assert "linear part: 1830 weights on meep" in shown
     for key in PROVENANCE:
         assert f"\n{key}: " in shown, key
+    # The copy's record: written by weights preset, its parent the preset, whose own
+    # chain was not recorded.
+    assert "copy of: learned-net sha256" in shown and ": matches" in shown
+    assert "no provenance recorded by the tools: the chain stops here" in shown
+    assert "self-play only: no" in shown
 
 
 def test_the_player_plays_it_in_a_tournament(tmp_path: Path) -> None:

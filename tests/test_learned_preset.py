@@ -39,7 +39,11 @@ def test_learned_weights_load_with_their_provenance() -> None:
         assert model.metadata.get(key) not in (None, ""), key
     assert model.metadata["algorithm"] == "treestrap-ab"
     assert model.metadata["init"].startswith("random")  # learned from random weights
-    assert model.metadata["games"] > 0 and model.metadata["cpu_hours"] > 0
+    # The games it names are those of its one-run command, and of its two stages.
+    games = model.metadata["games"]
+    assert f"--games {games})" in model.metadata["command"]
+    assert model.metadata["opponent"] == "self for 8265 games, then hand-set"
+    assert model.metadata["cpu_hours"] > 0
 
 
 def test_presets_by_name() -> None:
