@@ -43,7 +43,7 @@ def test_linear_weights_by_group_and_size(
     assert "+20 =5 -15" in out and "0.010 CPU hours" in out
     names = feature_names()
     largest = np.argsort(-np.abs(weights))[:3]
-    listed = out.split("largest weights:")[1].split()
+    listed = out.split("largest weights:")[1].split("\n\n")[0].split()
     assert listed[0::2] == [names[i] for i in largest]
     assert [float(v) for v in listed[1::2]] == pytest.approx(weights[largest], abs=1e-3)
     groups = {feature_group(n) for n in names}
@@ -58,7 +58,7 @@ def test_a_group_filter_and_a_network(tmp_path: Path, capsys: pytest.CaptureFixt
     Connect4Model(np.arange(SIZE, dtype=np.float64), {}).save(path)
     code, out, _ = show([str(path), "--group", "threats", "--top", "2"], capsys)
     assert code == 0
-    rows = out.split("largest weights:")[1].split()[0::2]
+    rows = out.split("largest weights:")[1].split("\n\n")[0].split()[0::2]
     assert len(rows) == 2 and all(r.startswith("threats") for r in rows)
     net = random_connect4_network([16, 1], seed=2)
     net.metadata = dict(META)
