@@ -186,7 +186,8 @@ def test_a_linear_run_writes_its_config_and_weights_as_before(tmp_path) -> None:
     assert "quiet_only" in saved and saved["algorithm"] == "treestrap-ab"
     assert TrainConfig(**saved) == opened.config
     meta = load_weights(tmp_path / "run" / "weights.npz").metadata
-    assert set(meta) == {"algorithm", "games", "seed", "init", "run_state", "format_version"}
+    expected = {"algorithm", "games", "seed", "init", "run_state", "format_version"}
+    assert set(meta) == expected | {"provenance"}
 
 
 def _held_out(model: NetworkModel, fens: list[str]) -> ReplaySet:

@@ -287,10 +287,10 @@ def test_resume_after_kill_between_weights_and_checkpoint(
     class Killed(Exception):
         pass
 
-    def dies_at_game_2(model, config, state, run):
+    def dies_at_game_2(model, config, state, run, origin=None):
         if state.games == 2:
             raise Killed
-        save_checkpoint(model, config, state, run)
+        save_checkpoint(model, config, state, run, origin)
 
     monkeypatch.setattr(run_module, "save_checkpoint", dies_at_game_2)
     with pytest.raises(Killed):
