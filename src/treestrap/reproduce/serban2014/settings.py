@@ -29,7 +29,7 @@ def check_finisher(finish: bool) -> str | None:
 
 
 def _sha256(path: str | Path) -> str:
-    from treestrap.supervised.dataset.source import file_sha256
+    from treestrap.evaluation.provenance import file_sha256
 
     return file_sha256(path)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap import __version__
+from treestrap.evaluation.provenance import file_sha256  # the file as stored
 from treestrap.supervised.dataset.chunk import (
     GAMES_PER_CHUNK,
     GAMES_PER_ENGINE_CHUNK,
@@ -40,7 +41,6 @@ from treestrap.supervised.dataset.parallel import run_parallel
 from treestrap.supervised.dataset.source import (
     check_text,
     count_games,
-    file_sha256,
     read_games,
 )
 from treestrap.supervised.dataset.split import SPLIT_NAMES

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import hashlib
 import io
 import lzma
 import re
@@ -126,12 +125,3 @@ def count_games(path: str | Path) -> int:
     """How many games :func:`read_games` will yield (a quick pass for the progress bar
     and for numbering games before any of them is parsed)."""
     return sum(1 for _ in read_games(path))
-
-
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of the file as stored (compressed bytes, if compressed)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
