@@ -1,7 +1,7 @@
 """Make the ``self-play-net`` preset from random weights by self-play alone, with the
 tools only, so its file carries the whole provenance chain.
 
-    python tools/make_self_play_net.py [--out runs/self-play-net] [--games 5000] [--ship]
+    python tools/make_self_play_net.py [--out runs/self-play-net] [--games 8000] [--ship]
 
 Three steps, each resumable (run the same command again after a kill):
 
@@ -35,7 +35,8 @@ def run(args: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("runs/self-play-net"))
-    parser.add_argument("--games", type=int, default=5000, help="self-play games (5000)")
+    # The strong preset plays its first 8265 games against itself: all of these are.
+    parser.add_argument("--games", type=int, default=8000, help="self-play games (8000)")
     parser.add_argument("--seed", type=int, default=1, help="the random start's seed")
     parser.add_argument("--depth", type=int, default=5, help="labelling depth (5)")
     parser.add_argument("--hidden", type=int, default=64, help="hidden units (64)")
@@ -44,7 +45,7 @@ def main() -> None:
     args = parser.parse_args()
     linear, labels, net = args.out / "linear", args.out / "labels", args.out / "net.npz"
     if (linear / "weights.npz").exists():
-        run(["train", "--resume", str(linear)])
+        run(["train", "--resume", str(linear), "--games", str(args.games)])
     else:
         run(["train", "--preset", "strong", "--seed", str(args.seed), "--games",
              str(args.games), "--out", str(linear)])  # fmt: skip
