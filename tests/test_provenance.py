@@ -109,6 +109,9 @@ def test_a_resumed_run_keeps_the_command_that_made_it(tmp_path: Path) -> None:
     assert main(["train", "--resume", str(run), "--games", "2"]) == 0
     prov = record(run / "weights.npz")
     assert prov["command"] == "treestrap " + " ".join([*base, "--games", "1", "--out", str(run)])
+    assert prov["resumed"] == [
+        {"command": f"treestrap train --resume {run} --games 2", "after_games": 1}
+    ]
     assert prov["games"] == {"self-play": 2}
 
 

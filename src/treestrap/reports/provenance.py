@@ -59,6 +59,10 @@ def _step_lines(record: Mapping[str, Any], pad: str) -> list[str]:
         str(record.get("date", "")),
     ]
     lines.append(f"{pad}  {', '.join(f for f in facts if f)}")
+    for resume in record.get("resumed", []):
+        lines.append(
+            f"{pad}  resumed after {resume.get('after_games')} games: {resume.get('command')}"
+        )
     if record.get("games"):
         lines.append(f"{pad}  games: {_games(record['games'])}")
     for source in record.get("sources", []):

@@ -58,6 +58,15 @@ def read_origin(run: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def note_resume(run: Path, origin: dict[str, Any], games: int) -> dict[str, Any]:
+    """Record in the run's origin that it is resumed now, after ``games`` games, by the
+    running command (its ``--games`` may differ from the command that made the run)."""
+    resumes = [*origin.get("resumed", []), {"command": command_line(), "after_games": games}]
+    origin = {**origin, "resumed": resumes}
+    write_origin(run, origin)
+    return origin
+
+
 #: The command of a run made before runs recorded their origin.
 UNKNOWN_COMMAND = "unknown (the run was made before runs recorded their command)"
 
@@ -77,6 +86,8 @@ def run_provenance(
 ) -> dict[str, Any]:
     """The provenance record of the run's weights ``model`` after ``games`` games."""
     record = tool_record(TOOL, cpu_seconds, command=origin["command"])
+    if origin.get("resumed"):
+        record["resumed"] = origin["resumed"]
     by_player = games_by_player(config, games)
     parents = [origin["start"]]
     record.update(

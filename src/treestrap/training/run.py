@@ -85,7 +85,13 @@ from treestrap.training.opponents import (
     update_ladder,
 )
 from treestrap.training.options import UNSAVED_OPTIONS
-from treestrap.training.origin import UNKNOWN_COMMAND, new_origin, read_origin, write_origin
+from treestrap.training.origin import (
+    UNKNOWN_COMMAND,
+    new_origin,
+    note_resume,
+    read_origin,
+    write_origin,
+)
 from treestrap.training.records import append_record, metrics_row, truncate_records
 from treestrap.training.self_play import GAMES_FILE, play_self_play_game
 from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
@@ -301,6 +307,8 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
         state.elo = int(config.opponent.split(":")[1]) if ":" in config.opponent else 1350
     if origin is None:  # resuming a run made before runs recorded their origin
         origin = new_origin(config, _initial_model(config), UNKNOWN_COMMAND)
+    if resume:
+        origin = note_resume(run, origin, state.games)
     opened = OpenedRun(config, run, book, model, state, origin=origin)
     if board_dir is not None:
         opened.board = TrainingLog(board_dir, config, run / "metrics.jsonl")
