@@ -12,6 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least
+from treestrap.evaluation.preset_names import (
+    LEARNED_NET,
+    PRESET_NAMES,
+    SELF_PLAY_NET,
+    SHIPPED_PRESETS,
+)
 
 
 def _non_negative_int(text: str) -> int:
@@ -32,7 +38,7 @@ def add_parser(sub: Any) -> None:
         description="Print the header and metadata, the material weights (meep), the N "
         "weights of largest magnitude and per-block statistics of a weight file.",
     )
-    show.add_argument("file", metavar="FILE", help="weight file (.npz)")
+    show.add_argument("file", metavar="FILE", help="weight file (.npz), or a shipped preset's name")
     show.add_argument(
         "--top",
         type=_non_negative_int,
@@ -57,9 +63,7 @@ def add_parser(sub: Any) -> None:
         "self-play; their provenance is in the metadata), the shipped learned-net network "
         "(a hybrid of an MLP and the learned weights) or small random weights.",
     )
-    preset.add_argument(
-        "name", choices=["hand-set", "learned", "random", "learned-net"], help="which preset"
-    )
+    preset.add_argument("name", choices=list(PRESET_NAMES), help="which preset")
     preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
     preset.add_argument(
         "--feature-set", choices=["meep", "bitboard"], default="meep", help="(default meep)"
@@ -95,11 +99,24 @@ def _chain(model: Any) -> str:
     return "\n" + "\n".join(provenance_lines(model.metadata, stored_weights(model)))
 
 
+def _shipped_file(name: str) -> str:
+    """A shipped preset's file in the package, for ``weights show PRESET``; any other
+    name as it is (a file a preset's name does not shadow)."""
+    if name not in SHIPPED_PRESETS or Path(name).exists():
+        return name
+    from importlib.resources import files
+
+    from treestrap.evaluation.presets import SHIPPED_FILES
+
+    return str(files("treestrap.evaluation.data") / SHIPPED_FILES[name])
+
+
 def run_show(args: argparse.Namespace) -> int:
     from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
     from treestrap.evaluation.weight_files import load_weights
     from treestrap.reports.weights import plot_piece_square_tables, summarize
 
+    args.file = _shipped_file(args.file)
     try:
         if read_weight_file(Path(args.file))[0].get("game") == "connect4":
             return _show_connect4(args)
@@ -129,7 +146,7 @@ def run_preset(args: argparse.Namespace) -> int:
     from treestrap.evaluation.presets import (
         hand_set_model,
         learned_model,
-        learned_net_model,
+        preset_model,
         random_model,
     )
     from treestrap.evaluation.provenance import KEY as PROVENANCE
@@ -146,18 +163,18 @@ def run_preset(args: argparse.Namespace) -> int:
             print("error: the learned preset is for the meep feature set", file=sys.stderr)
             return 2
         model = learned_model()
-    elif args.name == "learned-net":
+    elif args.name in (LEARNED_NET, SELF_PLAY_NET):
         if args.feature_set != "meep":
-            print("error: the learned-net preset is a network with meep weights", file=sys.stderr)
+            print(f"error: the {args.name} preset is a network with meep weights", file=sys.stderr)
             return 2
-        net = learned_net_model()
+        net = preset_model(args.name)
         net.metadata[PROVENANCE] = preset_provenance(args.name, net)
         try:
             net.save(args.out)
         except OSError as exc:
             print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-        print(f"wrote learned-net ({net.describe()} network) to {args.out}")
+        print(f"wrote {args.name} ({net.describe()} network) to {args.out}")
         return 0
     else:
         model = random_model(args.feature_set, seed=args.seed or 0)

@@ -8,9 +8,12 @@ HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
 #: The shipped network: a hybrid of an MLP on the bitboard inputs and the learned
 #: linear weights (docs/networks.md).
 LEARNED_NET = "learned-net"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET)
+#: A hybrid network made from random weights by self-play alone, by the tools
+#: (``tools/make_self_play_net.py``): its file carries the whole provenance chain.
+SELF_PLAY_NET = "self-play-net"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET, SELF_PLAY_NET)
 #: The presets whose weights are shipped files (with their provenance).
-SHIPPED_PRESETS = (LEARNED, LEARNED_NET)
+SHIPPED_PRESETS = (LEARNED, LEARNED_NET, SELF_PLAY_NET)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/networks.md gives its matches and the commands that played them).

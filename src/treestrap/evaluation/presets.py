@@ -15,7 +15,14 @@ from treestrap.evaluation.feature_sets import meep as M
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.feature_sets.feature_set import FeatureSet
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.evaluation.preset_names import HAND_SET, LEARNED, LEARNED_NET, PRESET_NAMES, RANDOM
+from treestrap.evaluation.preset_names import (
+    HAND_SET,
+    LEARNED,
+    LEARNED_NET,
+    PRESET_NAMES,
+    RANDOM,
+    SELF_PLAY_NET,
+)
 from treestrap.evaluation.weights import LinearModel
 
 #: Classical piece values (pawn, knight, bishop, rook, queen), in centipawns.
@@ -126,7 +133,11 @@ def random_model(
 #: The shipped weights, each a file in the package's data with how it was made in its
 #: metadata (``treestrap weights show``): ``learned``, the best TreeStrap run of linear
 #: weights from random ones; ``learned-net``, the best network.
-SHIPPED_FILES = {LEARNED: "learned.npz", LEARNED_NET: "learned-net.npz"}
+SHIPPED_FILES = {
+    LEARNED: "learned.npz",
+    LEARNED_NET: "learned-net.npz",
+    SELF_PLAY_NET: "self-play-net.npz",
+}
 LEARNED_FILE = SHIPPED_FILES[LEARNED]
 
 
@@ -166,4 +177,6 @@ def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel:
         return learned_net_model()
     if name == RANDOM:
         return random_model(seed=seed)
+    if name == SELF_PLAY_NET:
+        return _shipped(name)
     raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")

@@ -33,9 +33,8 @@ from pathlib import Path
 from treestrap.evaluation.preset_names import (
     DEFAULT_PRESET,
     HAND_SET,
-    LEARNED,
-    LEARNED_NET,
     RANDOM,
+    SHIPPED_PRESETS,
 )
 
 IN_PROCESS, UCI, XBOARD = "in-process", "uci", "xboard"
@@ -115,7 +114,7 @@ def _treestrap_uci(what: str, name: str) -> PlayerSpec:
     command = (sys.executable, "-m", "treestrap.cli", "uci")
     if not what:  # no Preset option sent: the engine plays its default preset
         return PlayerSpec(name or f"uci-{TREESTRAP}", UCI, command=command)
-    if what in (HAND_SET, LEARNED, LEARNED_NET, RANDOM):
+    if what in (HAND_SET, RANDOM, *SHIPPED_PRESETS):
         return PlayerSpec(name or f"uci-{what}", UCI, command=command, options=(("Preset", what),))
     if not Path(what).is_file():
         raise ValueError(f"weight file not found: {what}")
@@ -141,7 +140,7 @@ def parse_player(text: str) -> PlayerSpec:
     kind, sep, rest = spec.partition(":")
     if spec == TREESTRAP:
         return PlayerSpec(name or spec, IN_PROCESS, preset=DEFAULT_PRESET)
-    if spec in (HAND_SET, LEARNED, LEARNED_NET):
+    if spec in (HAND_SET, *SHIPPED_PRESETS):
         return PlayerSpec(name or spec, IN_PROCESS, preset=spec)
     if kind == RANDOM:
         if sep and not rest.isdigit():
