@@ -1,9 +1,9 @@
 """Fingerprint what treestrap writes, to show that a change of structure changes no output.
 
-Runs a linear training run, a network training run, a tournament and both paper
-reproductions on a fixed seed, then hashes every file they wrote with what depends on
-the clock taken out (seconds, nodes per second, dates, the code's commit). Run it on
-the code before a change and after, and compare::
+Runs linear and network training runs and a tournament of each game and the paper
+reproductions (veness2009 on both games) on fixed seeds, then hashes every file they
+wrote with what depends on the clock taken out (seconds, nodes per second, dates, the
+code's commit). Run it on the code before a change and after, and compare::
 
     python tools/output_fingerprint.py --out BEFORE            # on the old commit
     python tools/output_fingerprint.py --out AFTER             # on the new one
@@ -31,6 +31,7 @@ import numpy as np
 SHARED = (Path(__file__).resolve().parents[1].parent / "shared" / "data").resolve()
 ECO = SHARED / "openings" / "eco.pgn"
 TWIC = SHARED / "games" / "twic0920.pgn"
+SOLVED = SHARED / "connect4" / "solved-1000.txt"
 
 #: keys whose values follow the clock or the checkout, not the computation (a dataset's
 #: manifest hash covers the paths of its files, and a checkpoint's digest that hash)
@@ -209,11 +210,39 @@ def run_all(out: Path, budget: str) -> None:
         "--out", str(out / "tournament"), "hand-set", "learned",
         f"strong={out / 'train-strong' / 'weights.npz'}", *book,
     )  # fmt: skip
+    _connect4_runs(out)
     _reproductions(out, budget)
+
+
+def _connect4_runs(out: Path) -> None:
+    """Connect Four's training (linear and network, both searches), a tournament."""
+    c4 = ("--game", "connect4")
+    _treestrap(
+        "train", *c4, "--algorithm", "treestrap-ab", "--games", "6", "--depth", "3",
+        "--seed", "8", "--checkpoint-every", "3", "--out", str(out / "c4-treestrap-ab"),
+    )  # fmt: skip
+    _treestrap(
+        "train", *c4, "--algorithm", "td-leaf", "--games", "4", "--depth", "2", "--seed", "9",
+        "--out", str(out / "c4-td-leaf"),
+    )  # fmt: skip
+    _treestrap(
+        "train", *c4, "--algorithm", "treestrap-mm", "--games", "4", "--minimax-nodes", "200",
+        "--seed", "10", "--out", str(out / "c4-treestrap-mm"),
+    )  # fmt: skip
+    _treestrap(
+        "train", *c4, "--model", "mlp:8", "--algorithm", "treestrap-ab", "--depth", "2",
+        "--games", "3", "--seed", "11", "--out", str(out / "c4-net-ab"),
+    )  # fmt: skip
+    _treestrap(
+        "tournament", *c4, "--tc", "depth=2", "--games-per-pair", "2", "--workers", "2",
+        "--out", str(out / "c4-tournament"), "hand-set", "random-weights:seed=3",
+        str(out / "c4-treestrap-ab" / "weights.npz"),
+    )  # fmt: skip
 
 
 def _reproductions(out: Path, budget: str) -> None:
     from treestrap.reproduce import serban2014, veness2009
+    from treestrap.reproduce.veness2009_connect4 import Connect4Budget, reproduce_connect4
 
     if budget == "tiny":
         v_budget: Any = veness2009.Budget(
@@ -229,8 +258,17 @@ def _reproductions(out: Path, budget: str) -> None:
             games_per_pair=2, max_plies=24, finish_tc="depth=2", finish_plies=24,
             note="tiny",
         )  # fmt: skip
+        c4_budget: Any = Connect4Budget(
+            games=6, depth=2, minimax_nodes=200, points_per_run=2, games_per_pair=2,
+            note="tiny",
+        )  # fmt: skip
     else:
-        v_budget = s_budget = budget
+        v_budget = s_budget = c4_budget = budget
+    print("+ reproduce veness2009 --game connect4", flush=True)
+    reproduce_connect4(
+        out / "veness2009-connect4", budget=c4_budget, positions=SOLVED, seed=1, workers=2,
+        progress=False,
+    )  # fmt: skip
     print("+ reproduce veness2009", flush=True)
     veness2009.reproduce(out / "veness2009", budget=v_budget, seed=1, workers=2, progress=False)
     print("+ reproduce serban2014", flush=True)
