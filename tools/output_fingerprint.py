@@ -234,9 +234,9 @@ def _connect4_runs(out: Path) -> None:
         "--games", "3", "--seed", "11", "--out", str(out / "c4-net-ab"),
     )  # fmt: skip
     _treestrap(
-        "tournament", *c4, "--tc", "depth=2", "--games-per-pair", "2", "--workers", "2",
-        "--out", str(out / "c4-tournament"), "hand-set", "random-weights:seed=3",
-        str(out / "c4-treestrap-ab" / "weights.npz"),
+        "tournament", *c4, "--games-per-pair", "2", "--out", str(out / "c4-tournament"),
+        "hand-set:depth=2", "random-weights:seed=3:depth=2",
+        f"{out / 'c4-treestrap-ab' / 'weights.npz'}:depth=2",
     )  # fmt: skip
 
 
