@@ -11,7 +11,7 @@ Examples (from the repository root)::
     python benchmarks/connect4_training.py                          # 200 games a rule
     python benchmarks/connect4_training.py --games 50 --rules treestrap-ab td-leaf
 
-Step sizes are Connect Four's defaults (``CONNECT4_STEP_FACTOR`` in learn/registry.py).
+Step sizes are Connect Four's defaults (``step_factors`` in games/connect4_facts.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from treestrap.games.connect4_model import (
     random_connect4_model,
 )
 from treestrap.learn.names import ALGORITHM_NAMES
-from treestrap.training.config import connect4_config
+from treestrap.training.config import game_config
 from treestrap.training.run import train
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "solved-1000.txt"
@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     report("hand-written", hand_written_connect4_model())
     with tempfile.TemporaryDirectory() as tmp:
         for rule in args.rules:
-            config = connect4_config(
+            config = game_config(
+                "connect4",
                 algorithm=rule,
                 depth=4,
                 games=args.games,

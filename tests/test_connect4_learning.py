@@ -36,7 +36,7 @@ from treestrap.learn.names import ALGORITHM_NAMES
 from treestrap.learn.rule_config import make_rule
 from treestrap.learn.targets import bounded_deltas, node_mask
 from treestrap.learn.temporal import squash
-from treestrap.training.config import TrainConfig, connect4_config
+from treestrap.training.config import TrainConfig, game_config
 from treestrap.training.learner import Learner
 from treestrap.training.run import train
 
@@ -140,8 +140,8 @@ def _held_out_error(config: TrainConfig, weights: np.ndarray, games: list[Game])
 
 @pytest.mark.parametrize("algorithm", ALGORITHM_NAMES)
 def test_every_rule_lowers_its_error_on_held_out_connect4_games(algorithm: str) -> None:
-    # the default step sizes: Connect Four's (learn/registry.py CONNECT4_STEP_FACTOR)
-    config = connect4_config(algorithm=algorithm, depth=DEPTH, minimax_nodes=400)
+    # the default step sizes: Connect Four's (step_factors in games/connect4_facts.py)
+    config = game_config("connect4", algorithm=algorithm, depth=DEPTH, minimax_nodes=400)
     teacher = hand_written_connect4_model()
     training = _games(config, teacher, range(100, 124))
     held_out = _games(config, teacher, range(500, 508))
@@ -190,7 +190,7 @@ def test_a_short_run_of_every_rule_writes_weights_that_load(algorithm: str, tmp_
 
 
 def test_a_connect4_run_resumes_into_the_same_games(tmp_path) -> None:
-    config = connect4_config(algorithm="treestrap-ab", depth=2, games=4, seed=9)
+    config = game_config("connect4", algorithm="treestrap-ab", depth=2, games=4, seed=9)
     train(config, tmp_path / "whole")
     train(dataclasses.replace(config, games=2), tmp_path / "split")
     assert _cli(["train", "--resume", str(tmp_path / "split"), "--games", "4"]) == 0
@@ -202,7 +202,7 @@ def test_a_connect4_run_resumes_into_the_same_games(tmp_path) -> None:
 
 
 def test_resume_cuts_games_txt_back_to_the_saved_weights(tmp_path) -> None:
-    config = connect4_config(algorithm="rootstrap-ab", depth=2, games=2, seed=4)
+    config = game_config("connect4", algorithm="rootstrap-ab", depth=2, games=2, seed=4)
     run = tmp_path / "run"
     train(config, run)
     records = (run / "games.txt").read_text()
@@ -219,7 +219,7 @@ def test_resume_cuts_games_txt_back_to_the_saved_weights(tmp_path) -> None:
     ("options", "phrase"),
     [
         (["--opponent", "stockfish"], "--opponent is not for --game connect4"),
-        (["--feature-set", "meep"], "a chess feature set"),
+        (["--feature-set", "meep"], "not a connect four feature set"),
         (["--model", "mlp:8", "--linear-part", "hand-set"], "--linear-part is not for --game"),
         (["--clock", "10"], "--clock is not for --game connect4"),
         (["--node-value", "quiescence"], "no quiescence search"),

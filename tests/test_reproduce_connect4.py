@@ -18,7 +18,7 @@ from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
 from treestrap.rating.results import load_results
 from treestrap.reproduce import veness2009_connect4 as c4
 from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO
-from treestrap.training.config import TrainConfig, connect4_config
+from treestrap.training.config import TrainConfig, game_config
 from treestrap.training.curve import connect4_depth, curve_pool
 from treestrap.training.run import train
 
@@ -123,8 +123,8 @@ def test_a_curve_pool_holds_one_game(tmp_path: Path) -> None:
         return tmp_path / name
 
     tiny = {"games": 2, "seed": 4, "depth": 1, "checkpoint_every": 2}
-    c4_a = run("a", connect4_config(algorithm="treestrap-ab", **tiny))
-    c4_b = run("b", connect4_config(algorithm="td-leaf", **tiny))
+    c4_a = run("a", game_config("connect4", algorithm="treestrap-ab", **tiny))
+    c4_b = run("b", game_config("connect4", algorithm="td-leaf", **tiny))
     pool = curve_pool([c4_a, c4_b], 1)
     assert pool.game == "connect4"
     assert pool.player_specs(":depth=3") == [

@@ -177,10 +177,15 @@ def test_the_command_line_carries_the_log_on(tmp_path: Path) -> None:
 
 
 def test_a_connect4_run_logs_its_metrics_lines(tmp_path: Path) -> None:
-    from treestrap.training.config import connect4_config
+    from treestrap.training.config import game_config
 
-    config = connect4_config(
-        algorithm="treestrap-ab", games=4, depth=2, seed=3, tensorboard=str(tmp_path / "tb")
+    config = game_config(
+        "connect4",
+        algorithm="treestrap-ab",
+        games=4,
+        depth=2,
+        seed=3,
+        tensorboard=str(tmp_path / "tb"),
     )
     train(config, tmp_path / "run")
     rows = metric_rows(tmp_path / "run")

@@ -206,14 +206,12 @@ def run_fit(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     linear = None
     if args.linear_part:
-        from treestrap.evaluation.weights import LinearModel
-
         try:
             part = distill.named_model(args.linear_part)
         except (OSError, ValueError) as exc:
             print(f"error: --linear-part {args.linear_part}: {exc}", file=sys.stderr)
             return 2
-        if not isinstance(part, LinearModel):
+        if part.is_network:
             print(f"error: --linear-part {args.linear_part} is not linear", file=sys.stderr)
             return 2
         linear = part

@@ -10,6 +10,8 @@ import argparse
 import sys
 from typing import Any
 
+from treestrap.games.registry import DEFAULT_GAME, game_names
+
 
 def add_parser(sub: Any) -> None:
     """Register ``rate`` on ``sub``, the result of ``ArgumentParser.add_subparsers()``."""
@@ -59,10 +61,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--opponent", help="SPRT: the reference player")
     p.add_argument(
         "--game",
-        choices=["chess", "connect4"],
-        default="chess",
-        help="connect4: every tournament source must hold Connect Four games (White is "
-        "the first player, so the white advantage is the first player's)",
+        choices=game_names(),
+        default=DEFAULT_GAME,
+        help="the game of the results (default chess): every tournament source must hold "
+        "its games (in Connect Four White is the first player, so the white advantage is "
+        "the first player's)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
@@ -99,8 +102,7 @@ def run_rate(args: argparse.Namespace) -> int:
     from treestrap.rating.results import load_round_results
 
     try:
-        if args.game == "connect4":
-            _check_connect4_sources(args.sources)
+        _check_sources(args.game, args.sources)
         rounds = []
         for source in args.sources:
             rounds.extend(load_round_results(source))
@@ -135,15 +137,15 @@ def run_rate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_connect4_sources(sources: list[str]) -> None:
-    """``ValueError`` for a tournament source that holds chess games (PGN files are
-    read as they are: their headers do not say the game)."""
-    from treestrap.play.connect4.tournament import CONNECT4, stored_game_kind
+def _check_sources(game: str, sources: list[str]) -> None:
+    """``ValueError`` for a tournament source that holds another game's games (PGN
+    files are read as they are: their headers do not say the game)."""
+    from treestrap.play.connect4.tournament import stored_game_kind
 
     for source in sources:
         kind = stored_game_kind(source)
-        if kind is not None and kind != CONNECT4:
-            raise ValueError(f"{source} holds a {kind} tournament, not connect4")
+        if kind is not None and kind != game:
+            raise ValueError(f"{source} holds a {kind} tournament, not {game}")
 
 
 def _run_sprt(args: argparse.Namespace, rounds: list[tuple[str, str, str, str]]) -> int:

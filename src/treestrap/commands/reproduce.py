@@ -71,7 +71,7 @@ def add_parser(sub: Any) -> None:
     add_backend_arguments(p, "training actors and tournament games (veness2009)")
     p.add_argument(
         "--game",
-        default="chess",
+        default="chess",  # the registry's first game; read at once, without compiling
         metavar="GAME",
         help="veness2009: chess (default) or connect4",
     )
@@ -122,20 +122,21 @@ def _error(message: str) -> int:
 
 
 def run_reproduce_command(args: argparse.Namespace) -> int:
-    from treestrap.games.names import CHESS, CONNECT4, GAME_NAMES
+    from treestrap.games.registry import game_facts, game_names
 
-    if args.game not in GAME_NAMES:
-        return _error(f"unknown game {args.game!r} (known: {', '.join(GAME_NAMES)})")
-    if args.game != CHESS and args.experiment != "veness2009":
+    if args.game not in game_names():
+        return _error(f"unknown game {args.game!r} (known: {', '.join(game_names())})")
+    engines = game_facts(args.game).engine_tournament  # chess's reproductions
+    if not engines and args.experiment != "veness2009":
         return _error(f"--game {args.game}: {args.experiment} is chess only")
-    if args.game != CONNECT4 and _given(args, CONNECT4_OPTIONS):
+    if engines and _given(args, CONNECT4_OPTIONS):
         return _error(f"{_given(args, CONNECT4_OPTIONS)}: options of --game connect4")
     if args.experiment == "serban2014":
         return _run_serban(args)
     flags = _given(args, SERBAN_OPTIONS)
     if flags:
         return _error(f"{flags}: options of serban2014, not of {args.experiment}")
-    if args.game == CONNECT4:
+    if not engines:
         return _run_veness_connect4(args)
     return _run_veness(args)
 

@@ -307,7 +307,6 @@ def run_convert(args: argparse.Namespace) -> int:
     from treestrap.supervised.torch_required import TorchMissing
 
     try:
-        from treestrap.evaluation.network_weights import NetworkModel
         from treestrap.supervised.convert import convert
         from treestrap.supervised.errors import SupervisedError
 
@@ -321,7 +320,7 @@ def run_convert(args: argparse.Namespace) -> int:
     fs = model.feature_set
     meta = model.metadata
     what = f"{fs.name} weights ({fs.size}"
-    if isinstance(model, NetworkModel):
+    if model.is_network:
         what = f"{model.describe()} network on {fs.name} ({model.weights.size} parameters"
     print(
         f"wrote {what}, layout {fs.layout_hash}) from {meta['run']}/"

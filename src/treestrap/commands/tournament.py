@@ -15,6 +15,7 @@ from typing import Any
 
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments, number
 from treestrap.evaluation.preset_names import DEFAULT_PRESET
+from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
 PLAYER_HELP = (
     "treestrap | hand-set | learned | random[:SEED] | PATH.npz | weights:PATH (our "
@@ -109,8 +110,8 @@ def add_parser(sub: Any) -> None:
     c4 = t.add_argument_group("Connect Four")
     c4.add_argument(
         "--game",
-        choices=["chess", "connect4"],
-        default="chess",
+        choices=game_names(),
+        default=DEFAULT_GAME,
         help="the game (default chess); connect4 players: perfect[:p=P], random, "
         "hand-set[:depth=N], random-weights[:seed=S][:depth=N], PATH.npz[:depth=N]",
     )
@@ -187,14 +188,15 @@ def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager
     return games_run_by(ray_runner(args.address))
 
 
-def _is_connect4(args: argparse.Namespace) -> bool:
-    if args.game == "connect4":
-        return True
+def _is_fixed_depth(args: argparse.Namespace) -> bool:
+    """Whether the tournament is one of fixed-depth contract players (Connect Four's)
+    rather than of engines (chess's): by ``--game``, or by the stored one on resume."""
+    game = args.game
     if args.resume:
-        from treestrap.play.connect4.tournament import CONNECT4, stored_game_kind
+        from treestrap.play.connect4.tournament import stored_game_kind
 
-        return stored_game_kind(args.resume) == CONNECT4
-    return False
+        game = stored_game_kind(args.resume) or game
+    return not game_facts(game).engine_tournament
 
 
 #: Options of chess tournaments only, with their defaults (a changed one is refused).
@@ -286,7 +288,7 @@ def run_command(args: argparse.Namespace) -> int:
     from treestrap.play.tournament import run_tournament
     from treestrap.rating.results import DB_NAME
 
-    if _is_connect4(args):
+    if _is_fixed_depth(args):
         return _run_connect4(args)
     if args.opening_plies is not None:
         print("error: --opening-plies is for --game connect4", file=sys.stderr)

@@ -18,9 +18,8 @@ from treestrap.commands.arguments import (
     check_backend_arguments,
     int_at_least,
 )
-from treestrap.games.names import CONNECT4
+from treestrap.games.registry import game_facts
 from treestrap.training.options import (
-    CONNECT4_DEFAULTS,
     LINEAR,
     NETWORK,
     NETWORK_DEFAULTS,
@@ -190,10 +189,9 @@ def run_train(args: argparse.Namespace) -> int:
             for option in FLAGGED_OPTIONS
             if getattr(args, option.name) is not None
         }
-        # Connect Four's defaults first: its features (a network's inputs are its own
-        # too), no chess tempo to freeze.
-        if overrides.get("game") == CONNECT4:
-            for field, value in CONNECT4_DEFAULTS.items():
+        # The game's defaults first (Connect Four: its features, no chess tempo to freeze).
+        if "game" in overrides:
+            for field, value in game_facts(overrides["game"]).train_defaults.items():
                 overrides.setdefault(field, value)
         if network:  # what a network run is unless told otherwise (or its preset)
             for field, value in NETWORK_DEFAULTS.items():

@@ -118,15 +118,15 @@ def run_show(args: argparse.Namespace) -> int:
 
     args.file = _shipped_file(args.file)
     try:
-        if read_weight_file(Path(args.file))[0].get("game") == "connect4":
+        if "game" in read_weight_file(Path(args.file))[0]:  # another game's file
             return _show_connect4(args)
         model = load_weights(args.file)
     except WeightFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from treestrap.evaluation.network_weights import NetworkModel, describe_network
+    from treestrap.evaluation.network_weights import describe_network
 
-    if isinstance(model, NetworkModel):
+    if model.is_network:
         print(describe_network(model))
         print(_chain(model))
         return 0

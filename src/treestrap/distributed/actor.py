@@ -13,19 +13,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from treestrap.connect4.features import SIZE as CONNECT4_SIZE
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
-from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.evaluation.weights import LinearModel
-from treestrap.games.connect4_model import Connect4Model
-from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
-from treestrap.games.names import CHESS, CONNECT4
+from treestrap.games.registry import game_facts, get_game
 from treestrap.learn.base import Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.replay import hybrid_tree_samples
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, network_activation, network_sizes
@@ -75,19 +69,16 @@ class Actor:
 
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
-        self.book = load_openings(config.openings) if config.game == CHESS else []
+        self.game = get_game(config.game)
+        self.book = load_openings(config.openings) if game_facts(config.game).opening_book else []
         self.learner: Learner
         self.recorder: RecordingOptimizer | SampleRecorder
         self.linear: tuple[np.ndarray, str] | None = None
         if config.model != "linear":
             self._network_learner()
         else:
-            model: LinearModel | Connect4Model
-            if config.game == CONNECT4:
-                model = Connect4Model(np.zeros(CONNECT4_SIZE))
-            else:
-                feature_set = get_feature_set(config.feature_set)
-                model = LinearModel(feature_set, np.zeros(feature_set.size))
+            # zeros: the weights come with each job
+            model = self.game.random_model(config.feature_set, config.seed, 0.0)
             self.learner = Learner(config, model)
             self.recorder = RecordingOptimizer(self.learner.algorithm.optimizer)
             self.learner.algorithm.optimizer = self.recorder
@@ -101,19 +92,13 @@ class Actor:
         with each job."""
         config = self.config
         sizes = network_sizes(config.model)
-        network: NetworkModel | Connect4NetworkModel
-        if config.game == CONNECT4:  # its 85 inputs
-            network = random_connect4_network(sizes, config.seed)
-        else:
-            params = random_network_parameters(sizes, config.seed)
-            activation = network_activation(config.model)
-            if self.linear is None:
-                network = NetworkModel(sizes, params, activation=activation)
-            else:
-                linear, linear_set = self.linear
-                network = NetworkModel(
-                    sizes, params, linear=linear, linear_set=linear_set, activation=activation
-                )
+        activation = network_activation(config.model)
+        network = self.game.random_network(sizes, activation, config.seed, 1.0)
+        if self.linear is not None:  # a hybrid (chess)
+            linear, linear_set = self.linear
+            network = NetworkModel(
+                sizes, network.weights, linear=linear, linear_set=linear_set, activation=activation
+            )
         # The actor keeps no replay set (the learner does): the smallest one.
         self.learner = Learner(replace(config, replay_size=2), network)
         assert isinstance(self.learner.algorithm, ReplayAlgorithm)
@@ -130,7 +115,7 @@ class Actor:
                 self.recorder.trainer.write(self.learner.ev, job.weights)
             else:
                 model = self.learner.model()
-                assert not isinstance(model, NetworkModel)
+                assert not model.is_network
                 # In place: the compiled evaluator shares this array.
                 model.weights[...] = job.weights
                 if job.optimizer_state:

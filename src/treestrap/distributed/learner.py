@@ -36,8 +36,6 @@ import numpy as np
 from treestrap.distributed.backend import Backend
 from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import ReplaySample, apply_updates
-from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.optimizer import Optimizer, make_optimizer
 from treestrap.learn.rule_config import rule_step_size
@@ -131,7 +129,7 @@ def run_learner(
     stats = stats if stats is not None else LearnerStats()
     if state.games >= config.games:
         return state  # finished already: no actor to start
-    is_network = isinstance(model, NetworkModel | Connect4NetworkModel)
+    is_network = model.is_network
     network = Learner(config, model) if is_network else None
     optimizer = (
         network.algorithm.optimizer
@@ -146,7 +144,7 @@ def run_learner(
     published = _publish(state, opened.model.weights, shipped)
     # A hybrid's linear part goes with the weights: actors build their network from it.
     linear = None
-    if isinstance(model, NetworkModel) and model.linear is not None:
+    if getattr(model, "linear", None) is not None:  # a chess hybrid's linear part
         linear = (model.linear, model.linear_set)
     has = [-1] * backend.count  # the weight version each slot holds
     in_flight: dict[int, Job] = {}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -70,6 +70,8 @@ class NetworkModel:
     linear_set: str = "meep"
     #: The hidden units' activation, a name of ``network.ACTIVATIONS``.
     activation: str = "tanh"
+    #: a network, learned by Algorithm 7 through its torch twin
+    is_network: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
@@ -99,6 +101,17 @@ class NetworkModel:
     @property
     def feature_set(self) -> FeatureSet:
         return get_feature_set("bitboard")
+
+    @property
+    def feature_set_name(self) -> str:
+        return self.feature_set.name
+
+    @property
+    def spec(self) -> str:
+        """The ``--model`` value of this network: "logreg", "mlp:20" or "crelu:256"."""
+        hidden = self.sizes[:-1]
+        kind = "mlp" if self.activation == "tanh" else self.activation
+        return f"{kind}:" + ",".join(map(str, hidden)) if hidden else "logreg"
 
     @property
     def linear_feature_set(self) -> FeatureSet:

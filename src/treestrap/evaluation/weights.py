@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,6 +42,10 @@ class LinearModel:
     feature_set: FeatureSet
     weights: np.ndarray
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: linear weights, learned by the linear rules in place
+    is_network: ClassVar[bool] = False
+    #: the ``--model`` value of this kind
+    spec: ClassVar[str] = LINEAR
 
     def __post_init__(self) -> None:
         self.weights = np.ascontiguousarray(self.weights, dtype=np.float64)
@@ -50,6 +54,14 @@ class LinearModel:
                 f"weights of shape {self.weights.shape} do not fit feature set "
                 f"{self.feature_set.name!r} of size {self.feature_set.size}"
             )
+
+    @property
+    def feature_set_name(self) -> str:
+        return self.feature_set.name
+
+    def feature_names(self) -> list[str]:
+        """The weights' names, in order (``--freeze`` picks from them)."""
+        return list(self.feature_set.names)
 
     def evaluator(self) -> Evaluator:
         """The compiled-code view; it shares this model's weight array."""

@@ -15,9 +15,14 @@ from treestrap.core.movegen import generate_moves
 from treestrap.core.notation import STARTING_FEN, parse_fen
 from treestrap.core.position import ST_SIDE, Position, copy_position, current_key
 from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
+from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.model import Evaluator, evaluate, evaluate_gradient
+from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.games.chess_facts import CHESS_FACTS
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
-from treestrap.games.names import CHESS
+from treestrap.learn.torch_network import random_network_parameters
 from treestrap.search.context import SearchContext, new_context
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
@@ -140,12 +145,17 @@ def _move_text(pos: Position, move: int) -> str:
     return move_to_uci(move)
 
 
+def _random_network(sizes: list[int], activation: str, seed: int, scale: float) -> NetworkModel:
+    params = random_network_parameters(sizes, seed, scale)
+    return NetworkModel(sizes, params, activation=activation)
+
+
 def _start() -> Position:
     return parse_fen(STARTING_FEN)
 
 
 CHESS_GAME = Game(
-    name=CHESS,
+    name=CHESS_FACTS.name,
     start_position=_start,
     copy_position=copy_position,
     new_move_buffer=new_move_buffer,
@@ -160,4 +170,9 @@ CHESS_GAME = Game(
     move_text=_move_text,
     no_move=0,  # the null move of core/move.py's encoding
     learning_search=chess_learning_search,
+    feature_names=lambda feature_set: list(get_feature_set(feature_set).names),
+    random_model=lambda feature_set, seed, scale: random_model(feature_set, seed=seed, scale=scale),
+    hand_set_model=hand_set_model,
+    random_network=_random_network,
+    load_model=load_weights,
 )

@@ -35,13 +35,20 @@ from treestrap.connect4.evaluator import (
     evaluate_gradient,
     new_connect4_tree,
 )
+from treestrap.connect4.features import feature_names
 from treestrap.connect4.minimax import Connect4Minimax
 from treestrap.connect4.search import Connect4Search, SearchResult
 from treestrap.connect4.table import NO_MOVE
 from treestrap.connect4.walk import walk_tt
 from treestrap.core.search_tree import SearchTree
+from treestrap.games.connect4_facts import CONNECT4_FACTS
+from treestrap.games.connect4_model import (
+    hand_written_connect4_model,
+    load_connect4_model,
+    random_connect4_model,
+)
+from treestrap.games.connect4_network import random_connect4_network
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
-from treestrap.games.names import CONNECT4
 
 #: The fewest nodes an alpha-beta by node budget gets.
 MIN_NODE_BUDGET = 1000
@@ -141,7 +148,7 @@ def _move_text(pos: Position, move: int) -> str:
 
 
 CONNECT4_GAME = Game(
-    name=CONNECT4,
+    name=CONNECT4_FACTS.name,
     start_position=new_position,
     copy_position=copy_position,
     new_move_buffer=lambda: np.zeros(MAX_MOVES, dtype=np.int64),
@@ -156,4 +163,12 @@ CONNECT4_GAME = Game(
     move_text=_move_text,
     no_move=NO_MOVE,
     learning_search=connect4_learning_search,
+    feature_names=lambda feature_set: feature_names(),
+    random_model=lambda feature_set, seed, scale: random_connect4_model(seed, scale),
+    hand_set_model=lambda feature_set: hand_written_connect4_model(),
+    random_network=lambda sizes, activation, seed, scale: random_connect4_network(
+        sizes, seed, scale
+    ),
+    load_model=load_connect4_model,
+    opening=random_opening,
 )

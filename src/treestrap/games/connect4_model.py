@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from treestrap.connect4.board import Position
 from treestrap.connect4.evaluator import Connect4Evaluator, evaluate, make_evaluator
-from treestrap.connect4.features import SIZE
+from treestrap.connect4.features import SIZE, feature_names
 from treestrap.connect4.hand_eval import hand_weights
 from treestrap.evaluation.weight_file_format import (
     FORMAT,
@@ -31,9 +31,11 @@ from treestrap.evaluation.weight_file_format import (
     read_weight_file,
     write_weight_file,
 )
+from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_network import Connect4NetworkModel, network_from_file
+from treestrap.games.registry import DEFAULT_GAME
 
-GAME = "connect4"
+GAME = CONNECT4_FACTS.name
 FEATURE_SET = "connect4"
 #: Random starts are uniform in +-RANDOM_SCALE, as chess's ``random`` preset
 #: (a centre disc is worth 3 in the hand-written evaluation's units).
@@ -46,6 +48,9 @@ class Connect4Model:
 
     weights: np.ndarray
     metadata: dict[str, Any] = field(default_factory=dict)
+    is_network: ClassVar[bool] = False
+    spec: ClassVar[str] = "linear"
+    feature_set_name: ClassVar[str] = FEATURE_SET
 
     def __post_init__(self) -> None:
         self.weights = np.ascontiguousarray(self.weights, dtype=np.float64)
@@ -54,6 +59,10 @@ class Connect4Model:
                 f"weights of shape {self.weights.shape} do not fit the Connect Four "
                 f"features ({SIZE})"
             )
+
+    def feature_names(self) -> list[str]:
+        """The weights' names, in order (``--freeze`` picks from them)."""
+        return feature_names()
 
     def evaluator(self) -> Connect4Evaluator:
         """The compiled-code view; it shares this model's weight array."""
@@ -83,7 +92,7 @@ def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkMode
     wrong (chess weights among others)."""
     path = Path(path)
     meta, weights = read_weight_file(path)
-    game = meta.get("game", "chess")
+    game = meta.get("game", DEFAULT_GAME)
     if game != GAME:
         raise WeightFileError(f"{path}: {game} weights, not Connect Four weights")
     if meta.get("model") == "network":

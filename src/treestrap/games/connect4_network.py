@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from treestrap.evaluation.weight_file_format import (
     WeightFileError,
     write_weight_file,
 )
-from treestrap.games.names import CONNECT4
+from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.learn.torch_network import random_network_parameters
 
 INPUTS = "connect4-bitboard"
@@ -44,6 +44,10 @@ class Connect4NetworkModel:
     sizes: list[int]
     weights: np.ndarray
     metadata: dict[str, Any] = field(default_factory=dict)
+    is_network: ClassVar[bool] = True
+    #: its hidden units (the only kind Connect Four networks have)
+    activation: ClassVar[str] = "tanh"
+    feature_set_name: ClassVar[str] = CONNECT4_FACTS.network_inputs
 
     def __post_init__(self) -> None:
         self.sizes = [int(s) for s in self.sizes]
@@ -64,6 +68,12 @@ class Connect4NetworkModel:
         """Side-to-move score of a position (unclipped)."""
         return float(evaluate(pos, self.evaluator()))
 
+    @property
+    def spec(self) -> str:
+        """The ``--model`` value of this network: "logreg" or "mlp:H"."""
+        hidden = self.sizes[:-1]
+        return "mlp:" + ",".join(map(str, hidden)) if hidden else "logreg"
+
     def describe(self) -> str:
         hidden = self.sizes[:-1]
         return f"MLP({','.join(map(str, hidden))})" if hidden else "logistic regression"
@@ -74,7 +84,7 @@ class Connect4NetworkModel:
             "format": FORMAT,
             "version": VERSION,
             "model": "network",
-            "game": CONNECT4,
+            "game": CONNECT4_FACTS.name,
             "inputs": INPUTS,
             "sizes": self.sizes,
             "shape": [int(self.weights.size)],

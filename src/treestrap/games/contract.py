@@ -84,3 +84,19 @@ class Game:
     no_move: int
     #: the search of a :class:`SearchPlan`
     learning_search: Callable[[SearchPlan], LearningSearch]
+    # Its models (each has ``is_network``, ``spec``, ``feature_set_name``, ``evaluator()``,
+    # ``save(path)``, ``metadata``; a linear one ``feature_names()``, a network ``sizes``).
+    #: ``(feature_set)``: the names of a linear model's weights, in order (``ValueError``
+    #: for a feature set the game does not have)
+    feature_names: Callable[[str], list[str]]
+    #: ``(feature_set, seed, scale)``: linear weights uniform in +-scale
+    random_model: Callable[[str, int, float], Any]
+    #: ``(feature_set)``: the hand-written evaluation as linear weights
+    hand_set_model: Callable[[str], Any]
+    #: ``(sizes, activation, seed, scale)``: a network with random parameters
+    random_network: Callable[[list[int], str, int, float], Any]
+    #: a weight file of this game, linear or a network (``ValueError`` says what is wrong)
+    load_model: Callable[[Any], Any]
+    #: ``(seed, number)``: the moves of self-play game ``number``'s opening, for a game
+    #: whose runs draw their own (None: its runs play from an opening book)
+    opening: Callable[[int, int], list[int]] | None = None

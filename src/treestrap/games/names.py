@@ -1,7 +1,10 @@
-"""The games by name, numba-free so the command line lists them instantly."""
+"""The built-in games' names, numba-free so the command line lists them instantly
+(the table itself: :mod:`treestrap.games.registry`)."""
 
 from __future__ import annotations
 
-CHESS = "chess"
-CONNECT4 = "connect4"
-GAME_NAMES = (CHESS, CONNECT4)
+from treestrap.games.registry import DEFAULT_GAME, game_names
+
+GAME_NAMES = game_names()
+
+__all__ = ["DEFAULT_GAME", "GAME_NAMES"]

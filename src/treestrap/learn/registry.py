@@ -14,7 +14,7 @@ their step by ``BETA ** 2``: the same update as unsquashed for small values.
 from __future__ import annotations
 
 from treestrap.evaluation.weights import LinearModel
-from treestrap.games.names import CHESS, CONNECT4
+from treestrap.games.registry import DEFAULT_GAME, game_facts
 from treestrap.learn.base import Algorithm, Hyper
 from treestrap.learn.names import ALGORITHM_NAMES, NETWORK_ALGORITHMS
 from treestrap.learn.network_treestrap import ReplayAlgorithm
@@ -68,39 +68,21 @@ ADAPTIVE_STEP_SIZE = 1.0
 NORMALISED_NODES = 1000
 
 
-#: Connect Four's steps, as factors on the paper's: its values are the hand-written
-#: evaluation's points (a centre disc is 3) and many of its features count lines, so the
-#: chess steps barely move its weights. Each factor is a power of ten that lowers the
-#: rule's error on held-out Connect Four games steadily (tests/test_connect4_learning.py);
-#: ten times more made TreeStrap and RootStrap diverge there.
-CONNECT4_STEP_FACTOR: dict[str, float] = {
-    "td": 100.0,
-    "td-root": 1e6,
-    "td-leaf": 100.0,
-    "rootstrap-mm": 10.0,
-    "rootstrap-ab": 10.0,
-    "treestrap-mm": 10.0,
-    "treestrap-ab": 100.0,
-}
-assert tuple(CONNECT4_STEP_FACTOR) == ALGORITHM_NAMES, "a Connect Four step for every rule"
-
-
 def default_step_size(
     name: str,
     squash: bool = True,
     optimizer: str = "sgd",
     normalise: bool = False,
-    game: str = CHESS,
+    game: str = DEFAULT_GAME,
 ) -> float:
     """The paper's step size, converted to squashed units where the rule squashes; for
     an adaptive optimizer :data:`ADAPTIVE_STEP_SIZE`; scaled by
-    :data:`NORMALISED_NODES` for a node-normalised TreeStrap step, and by
-    :data:`CONNECT4_STEP_FACTOR` for Connect Four."""
+    :data:`NORMALISED_NODES` for a node-normalised TreeStrap step, and by the game's
+    factor for the rule (:attr:`~treestrap.games.facts.GameFacts.step_factors`)."""
     if optimizer != "sgd":
         return ADAPTIVE_STEP_SIZE
     step = DEFAULT_STEP_SIZE[name]
-    if game == CONNECT4:
-        step *= CONNECT4_STEP_FACTOR[name]
+    step *= game_facts(game).step_factors.get(name, 1.0)
     if normalise and name.startswith("treestrap"):
         step *= NORMALISED_NODES
     return step / BETA**2 if squash and name in SQUASHING else step

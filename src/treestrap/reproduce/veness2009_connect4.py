@@ -32,7 +32,7 @@ from treestrap.rating.curve import COLUMNS_NOTE, UNTRAINED
 from treestrap.reproduce.stages import pick_budget, read_json, write_json
 from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO, SLOWEST, superiority
 from treestrap.reproduce.workers import train_runs
-from treestrap.training.config import TrainConfig, connect4_config
+from treestrap.training.config import TrainConfig, game_config
 from treestrap.training.curve import CurveResult, CurveSettings, run_curve, tournament_summary
 from treestrap.training.tensorboard_log import require_tensorboard
 
@@ -84,8 +84,9 @@ BUDGETS = {
 
 def training_config(algorithm: str, budget: Connect4Budget, seed: int) -> TrainConfig:
     """The same random start (seed), openings and budget for every algorithm, each with
-    Connect Four's default step size (``CONNECT4_STEP_FACTOR``)."""
-    return connect4_config(
+    Connect Four's default step size (its facts' ``step_factors``)."""
+    return game_config(
+        "connect4",
         algorithm=algorithm,
         games=budget.games,
         init="random",

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.network_weights import NetworkModel, save_network
+from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.provenance import KEY as PROVENANCE
-from treestrap.evaluation.weights import LinearModel, save_weights
+from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_model import Connect4Model
 from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.optimizer import Optimizer
@@ -65,7 +65,7 @@ def with_meta(
         "run_state": dataclasses.asdict(state),
         "format_version": FORMAT_VERSION,
     }
-    if isinstance(model, NetworkModel | Connect4NetworkModel):  # linear files' stay as they were
+    if model.is_network:  # linear files' stay as they were
         model.metadata["model"] = config.model
         model.metadata["objective"] = config.objective
     if origin is not None:
@@ -152,12 +152,7 @@ def save_run_weights(
     naming ``path`` (not its temporary)."""
     with naming(path):
         model = with_meta(model, config, state, origin)
-        if isinstance(model, NetworkModel):
-            save_network(model, path)
-        elif isinstance(model, Connect4Model | Connect4NetworkModel):
-            model.save(path)
-        else:
-            save_weights(model, path)
+        model.save(path)
 
 
 def save_checkpoint(

@@ -11,9 +11,8 @@ import dataclasses
 import functools
 from typing import Any, TypeVar
 
-from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.presets import RANDOM_SCALE
-from treestrap.games.names import CHESS, CONNECT4
+from treestrap.games.registry import game_facts
 from treestrap.learn.names import (
     ALGORITHM_NAMES,
     NETWORK_ALGORITHM,
@@ -23,7 +22,6 @@ from treestrap.learn.names import (
 )
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.options import (
-    CONNECT4_DEFAULTS,
     LINEAR,
     NETWORK_DEFAULTS,
     NETWORK_OPTIONS,
@@ -77,12 +75,10 @@ class TrainConfig:
         )
         if problem is not None:
             raise ValueError(problem)
-        if self.game == CONNECT4:
-            from treestrap.connect4.features import feature_names
+        if kind == LINEAR:
+            from treestrap.games.registry import get_game  # compiles the game
 
-            frozen_indices(feature_names(), self.freeze)
-        elif kind == LINEAR:
-            frozen_indices(get_feature_set(self.feature_set).names, self.freeze)
+            frozen_indices(get_game(self.game).feature_names(self.feature_set), self.freeze)
 
     def to_json_dict(self) -> dict[str, object]:
         """What ``config.json`` holds: every field but where the run reports
@@ -92,7 +88,7 @@ class TrainConfig:
         saved = dataclasses.asdict(self)
         for option in UNSAVED_OPTIONS:
             del saved[option.name]
-        if self.game == CHESS:
+        if not game_facts(self.game).named_in_files:
             del saved["game"]
         if model_kind(self.model) == LINEAR:
             for option in NETWORK_OPTIONS:
@@ -100,38 +96,24 @@ class TrainConfig:
         return saved
 
 
-#: What a Connect Four run refuses: (field, its only value there, flag, why).
-_NOT_FOR_CONNECT4 = (
-    ("opponent", "self", "--opponent", "Connect Four learns by self-play"),
-    ("opponent_after", 0, "--opponent-after", "Connect Four learns by self-play"),
-    ("ladder", False, "--ladder", "Connect Four learns by self-play"),
-    ("openings", None, "--openings", "its games start from seeded random openings"),
-    ("clock", None, "--clock", "give --depth or --nodes"),
-    ("node_value", "static", "--node-value", "Connect Four has no quiescence search"),
-    ("quiet_only", False, "--quiet-only", "every Connect Four position is quiet"),
-)
-
-
 def _game_problem(config: TrainConfig) -> str | None:
     """What the game does not take, or None."""
-    if config.game != CONNECT4:
-        return None
-    for name, only, flag, why in _NOT_FOR_CONNECT4:
-        if getattr(config, name) != only:
-            return f"{flag} is not for --game connect4: {why}"
-    if config.linear_part is not None:
-        return "--linear-part is not for --game connect4: hybrids are chess networks"
-    if config.feature_set != CONNECT4:
+    try:
+        facts = game_facts(config.game)
+    except ValueError as exc:
+        return str(exc)
+    own_features = facts.train_defaults.get("feature_set")
+    if facts.problem(config) is None and own_features not in (None, config.feature_set):
         return (
-            f"--feature-set {config.feature_set} is a chess feature set; Connect Four "
-            "has its own features"
+            f"--feature-set {config.feature_set} is not a {facts.title} feature set: "
+            f"{facts.title} has its own features ({own_features})"
         )
-    return None
+    return facts.problem(config)
 
 
-def connect4_config(**fields: Any) -> TrainConfig:
-    """A Connect Four run's config: its defaults, TrainConfig's for the fields not given."""
-    return TrainConfig(**{**CONNECT4_DEFAULTS, **fields})
+def game_config(game: str, **fields: Any) -> TrainConfig:
+    """A run's config for ``game``: its defaults, TrainConfig's for the fields not given."""
+    return TrainConfig(**{**game_facts(game).train_defaults, "game": game, **fields})
 
 
 def _linear_problem(config: TrainConfig) -> str | None:
@@ -157,9 +139,11 @@ def _network_problem(config: TrainConfig) -> str | None:
             f"(--algorithm {NETWORK_ALGORITHM}) or over the alpha-beta's table bounds "
             f"(treestrap-ab), not by {config.algorithm}"
         )
-    inputs = CONNECT4 if config.game == CONNECT4 else "bitboard"  # the game's own bitboards
-    if config.game == CONNECT4 and network_activation(config.model) != "tanh":
-        return "Connect Four networks have tanh hidden units (mlp:H)"
+    facts = game_facts(config.game)
+    inputs = facts.network_inputs  # the game's own bitboards
+    if network_activation(config.model) not in facts.network_activations:
+        kinds = " or ".join(facts.network_activations)
+        return f"{facts.title} networks have {kinds} hidden units (mlp:H)"
     if config.feature_set != inputs:
         return f"networks read the bitboard inputs, not {config.feature_set!r}"
     if config.objective not in NETWORK_OBJECTIVES:

@@ -27,9 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.evaluation.weight_files import load_weights
-from treestrap.games.connect4_model import load_connect4_model
-from treestrap.games.names import CHESS, CONNECT4
+from treestrap.games.registry import DEFAULT_GAME, game_facts, get_game
 from treestrap.play.connect4.tournament import (
     Connect4TournamentConfig,
     load_connect4_config,
@@ -108,7 +106,7 @@ def run_algorithm(run_dir: str | Path) -> str:
 
 def run_game(run_dir: str | Path) -> str:
     """The game a run learned (a chess run's config names none)."""
-    return str(_run_config(run_dir).get("game", CHESS))
+    return str(_run_config(run_dir).get("game", DEFAULT_GAME))
 
 
 def pick_points(checkpoints: list[Checkpoint], count: int) -> list[Checkpoint]:
@@ -135,7 +133,7 @@ class CurvePool:
 
     untrained: Path
     points: list[Checkpoint]
-    game: str = CHESS
+    game: str = DEFAULT_GAME
 
     def player_specs(self, options: str = "") -> list[str]:
         """``NAME=PATH`` of every player, each followed by ``options`` (Connect Four's
@@ -160,7 +158,7 @@ def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
     if len(games) > 1:
         raise ValueError(f"the runs learned different games ({', '.join(sorted(games))})")
     game = games.pop()
-    load = load_connect4_model if game == CONNECT4 else load_weights
+    load = get_game(game).load_model
     points: list[Checkpoint] = []
     starts: list[tuple[Path, np.ndarray]] = []
     for run_dir, label in zip(run_dirs, labels, strict=True):
@@ -213,10 +211,10 @@ def run_curve(
     out.mkdir(parents=True, exist_ok=True)
     pool = curve_pool(run_dirs, settings.points_per_run)
     tournament = out / "tournament"
-    if pool.game == CONNECT4:
-        _play_connect4(pool, settings, tournament, progress)
+    if game_facts(pool.game).engine_tournament:
+        _play_engines(pool, settings, tournament, progress)
     else:
-        _play_chess(pool, settings, tournament, progress)
+        _play_fixed_depth(pool, settings, tournament, progress)
     points = [(c.name, c.label, c.games, c.cpu_seconds) for c in pool.points]
     result = rate_curve(load_results(tournament), points, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
@@ -236,7 +234,9 @@ _CHANGED = (
 )
 
 
-def _play_chess(pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool) -> None:
+def _play_engines(
+    pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool
+) -> None:
     config = TournamentConfig(
         players=pool.player_specs(),
         games_per_pair=settings.games_per_pair,
@@ -277,10 +277,11 @@ def connect4_depth(tc: str) -> int:
     return int(value)
 
 
-def _play_connect4(
+def _play_fixed_depth(
     pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool
 ) -> None:
-    """The pool's Connect Four round robin, every player searching ``tc``'s depth."""
+    """The pool's round robin of fixed-depth players (Connect Four's), every player
+    searching ``tc``'s depth."""
     depth = connect4_depth(settings.tc)
     for path in [pool.untrained, *(c.path for c in pool.points)]:
         if ":" in str(path):  # a player spec splits its options at ':'

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.connect4.features import feature_names as connect4_feature_names
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_model import Connect4Model
@@ -27,8 +26,6 @@ from treestrap.training.searches import SearchSource, learning_search
 
 #: What a learner learns: linear weights or a network, of chess or Connect Four.
 LearnerModel = LinearModel | NetworkModel | Connect4Model | Connect4NetworkModel
-#: The networks, learned by Algorithm 7.
-NETWORKS = (NetworkModel, Connect4NetworkModel)
 
 
 class Learner:
@@ -40,24 +37,20 @@ class Learner:
         self.game = get_game(config.game)
         self._model = model
         # A network's sizes and provenance, for the weight files of model().
-        self._sizes = list(model.sizes) if isinstance(model, NETWORKS) else []
+        self._sizes = list(model.sizes) if model.is_network else []
         self._metadata = dict(model.metadata)
         self.ev = model.evaluator()
-        if isinstance(model, NETWORKS):
-            frozen: tuple[int, ...] = ()  # --freeze names features of linear models
-        elif isinstance(model, Connect4Model):
-            frozen = frozen_indices(connect4_feature_names(), config.freeze)
-        else:
-            frozen = frozen_indices(model.feature_set.names, config.freeze)
+        # --freeze names features of linear models
+        frozen = () if model.is_network else frozen_indices(model.feature_names(), config.freeze)
         self.algorithm: Rule = make_rule(config, model, self.ev, frozen)
-        network = isinstance(model, NETWORKS)
+        network = model.is_network
         self.source: SearchSource = learning_search(config, self.algorithm, network)
         self.nps = 200_000.0  # updated from measurements; sets clock-derived budgets
 
     def model(self) -> LearnerModel:
         """The model as it stands (a weight file's): a linear model is learned in place;
         a network's parameters are read from the torch copy its rule steps."""
-        if isinstance(self._model, NETWORKS):
+        if self._model.is_network:
             assert isinstance(self.algorithm, ReplayAlgorithm)
             params = self.algorithm.network_parameters()
             return dataclasses.replace(self._model, weights=params, metadata=dict(self._metadata))

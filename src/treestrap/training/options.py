@@ -16,7 +16,7 @@ from types import NoneType, UnionType
 from typing import Any, get_args, get_origin
 
 from treestrap.evaluation.feature_sets import FEATURE_SET_NAMES
-from treestrap.games.names import CHESS, CONNECT4, GAME_NAMES
+from treestrap.games.registry import DEFAULT_GAME, game_names
 from treestrap.learn.names import (
     ALGORITHM_NAMES,
     NETWORK_ALGORITHM,
@@ -114,17 +114,18 @@ TRAIN_OPTIONS: tuple[TrainOption, ...] = (
     TrainOption(
         "game",
         str,
-        CHESS,
+        DEFAULT_GAME,
         doc="the game played and learned (games/): chess, or connect4 (linear weights "
         "over the Connect Four features, or with --model a network over its 84 + 1 "
         "bitboard inputs; self-play from seeded random openings). A chess "
         "run's config.json leaves it out (the file as it was before there were games).",
         flag="--game",
-        choices=GAME_NAMES,
+        choices=game_names(),
         help="chess (default) or connect4: self-play from random 2-4 ply openings, "
         "linear weights over the Connect Four features or a --model network over its "
         "bitboard inputs (docs/connect4.md)",
-        check=_unknown("game", GAME_NAMES),
+        # the table of games, read when the value is checked (a test registers its own)
+        check=Check(lambda v: v in game_names(), "unknown game {value!r}"),
     ),
     TrainOption(
         "algorithm",
@@ -566,10 +567,6 @@ UNSAVED_OPTIONS = tuple(o for o in TRAIN_OPTIONS if not o.saved)
 
 #: The options of networks alone (``--model`` and Algorithm 7's), in field order.
 NETWORK_OPTIONS = tuple(o for o in TRAIN_OPTIONS if o.kinds == (NETWORK,))
-
-#: What a Connect Four run is unless told otherwise (``--game connect4``): its own
-#: feature set, and no chess tempo feature to freeze.
-CONNECT4_DEFAULTS: dict[str, Any] = {"game": CONNECT4, "feature_set": CONNECT4, "freeze": []}
 
 #: What a network run is unless told otherwise (``--model`` runs, ``network_config``).
 NETWORK_DEFAULTS: dict[str, Any] = {

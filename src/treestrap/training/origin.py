@@ -23,7 +23,7 @@ from treestrap.evaluation.provenance import (
     tool_record,
     weights_sha256,
 )
-from treestrap.games.names import CHESS
+from treestrap.games.registry import game_facts
 from treestrap.training.config import TrainConfig
 from treestrap.training.files import write_atomic
 
@@ -35,7 +35,7 @@ def start_parent(config: TrainConfig, initial: Any) -> dict[str, Any]:
     """The record of the run's starting weights ``initial`` (made from ``config``)."""
     weights = stored_weights(initial)
     if config.init == "random":
-        drawn_again = config.game == CHESS and config.model == "linear"
+        drawn_again = game_facts(config.game).random_start_redrawn and config.model == "linear"
         feature_set = config.feature_set if drawn_again else None
         return random_parent("start", config.seed, config.init_scale, weights, feature_set)
     if config.init == "hand-set":

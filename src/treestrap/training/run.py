@@ -50,19 +50,11 @@ import numpy as np
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import PRESET_NAMES
-from treestrap.evaluation.presets import hand_set_model, preset_model, random_model
+from treestrap.evaluation.presets import preset_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
-from treestrap.games.connect4_game import random_opening
-from treestrap.games.connect4_model import (
-    hand_written_connect4_model,
-    load_connect4_model,
-    random_connect4_model,
-)
-from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
-from treestrap.games.names import CHESS, CONNECT4
+from treestrap.games.registry import game_facts, get_game
 from treestrap.learn.optimizer import Optimizer
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
     RunModel,
@@ -93,89 +85,54 @@ from treestrap.training.origin import (
     write_origin,
 )
 from treestrap.training.records import append_record, metrics_row, truncate_records
-from treestrap.training.self_play import GAMES_FILE, play_self_play_game
+from treestrap.training.self_play import play_self_play_game
 from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
 
 
 def _initial_model(config: TrainConfig) -> RunModel:
-    if config.game == CONNECT4:
-        return _initial_connect4_model(config)
+    """A run's start, of its game: random (seeded), the hand-written evaluation, or a
+    weight file of the run's model kind; with ``--model``, a network."""
     if config.model != "linear":
         return _initial_network(config)
+    game = get_game(config.game)
     if config.init == "random":
-        return random_model(config.feature_set, seed=config.seed, scale=config.init_scale)
+        return game.random_model(config.feature_set, config.seed, config.init_scale)
     if config.init == "hand-set":
-        return hand_set_model(config.feature_set)
-    model = load_weights(config.init)
-    if isinstance(model, NetworkModel):
+        return game.hand_set_model(config.feature_set)
+    model = game.load_model(config.init)
+    if model.is_network:
         raise ValueError(
             f"{config.init}: a network weight file ({model.describe()}), and "
             f"{config.algorithm} learns linear weights: train a network with --model "
-            f"{_model_spec(model)}"
+            f"{model.spec}"
         )
-    if model.feature_set.name != config.feature_set:
+    if model.feature_set_name != config.feature_set:
         raise ValueError(
-            f"initial weights are for feature set {model.feature_set.name!r}, "
+            f"initial weights are for feature set {model.feature_set_name!r}, "
             f"not {config.feature_set!r}"
-        )
-    return model
-
-
-def _initial_connect4_model(config: TrainConfig) -> RunModel:
-    """A Connect Four run's start: random (seeded), the hand-written evaluation, or a
-    Connect Four weight file; with ``--model``, a random network or a network file of
-    the same layers."""
-    network = config.model != "linear"
-    if config.init == "random":
-        if network:
-            return random_connect4_network(
-                network_sizes(config.model), config.seed, config.init_scale
-            )
-        return random_connect4_model(seed=config.seed, scale=config.init_scale)
-    if config.init == "hand-set":
-        if network:
-            raise ValueError(
-                "--init hand-set is linear weights; a network starts from 'random' or a "
-                "Connect Four network file"
-            )
-        return hand_written_connect4_model()
-    model = load_connect4_model(config.init)
-    if isinstance(model, Connect4NetworkModel) != network:
-        kind = "linear weights" if network else f"a {model.describe()} network"
-        wanted = f"--model {config.model}" if network else "linear weights"
-        raise ValueError(f"{config.init}: {kind}, and this run learns {wanted}")
-    if isinstance(model, Connect4NetworkModel) and model.sizes != network_sizes(config.model):
-        raise ValueError(
-            f"{config.init}: a network of layers {model.sizes}, not the "
-            f"{network_sizes(config.model)} of --model {config.model}"
         )
     return model
 
 
 def load_run_model(config: TrainConfig, path: Path) -> RunModel:
     """A run's weight file, read as its game's model."""
-    return load_connect4_model(path) if config.game == CONNECT4 else load_weights(path)
+    return get_game(config.game).load_model(path)
 
 
-def _model_spec(model: NetworkModel) -> str:
-    """The ``--model`` value of a network: "logreg", "mlp:20" or "crelu:256"."""
-    hidden = model.sizes[:-1]
-    kind = "mlp" if model.activation == "tanh" else model.activation
-    return f"{kind}:" + ",".join(map(str, hidden)) if hidden else "logreg"
-
-
-def _initial_network(config: TrainConfig) -> NetworkModel:
+def _initial_network(config: TrainConfig) -> RunModel:
     """A network run's start: random (seeded) or a network weight file of the same
     layers (``treestrap supervised convert --network`` makes one from a supervised
-    model)."""
+    model); a hybrid adds its ``--linear-part``."""
+    game = get_game(config.game)
     sizes = network_sizes(config.model)
     activation = network_activation(config.model)
     if config.init == "random":
-        params = random_network_parameters(sizes, config.seed, config.init_scale)
+        model = game.random_network(sizes, activation, config.seed, config.init_scale)
         if config.linear_part is None:
-            return NetworkModel(sizes, params, activation=activation)
+            return model
         linear = _linear_part(config.linear_part)
         # The output layer at zero: the hybrid starts as its linear part.
+        params = model.weights.copy()
         params[-(sizes[-2] + 1 if len(sizes) > 1 else BITBOARD_SIZE + 1) :] = 0.0
         linear_set = linear.feature_set.name
         return NetworkModel(
@@ -185,16 +142,16 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
         raise ValueError(
             "--init hand-set is linear weights; a network starts from 'random' or a network file"
         )
-    model = load_weights(config.init)
-    if not isinstance(model, NetworkModel):
+    model = game.load_model(config.init)
+    if not model.is_network:
         raise ValueError(
-            f"{config.init}: linear weights (feature set {model.feature_set.name!r}), and "
-            f"--model {config.model} needs a network weight file (treestrap supervised "
-            "convert --network, or --init random)"
+            f"{config.init}: linear weights, and this run learns --model {config.model}: it "
+            "needs a network weight file (treestrap supervised convert --network, or --init "
+            "random)"
         )
     if model.sizes != sizes or model.activation != activation:
         raise ValueError(
-            f"{config.init}: a network of layers {model.sizes} ({_model_spec(model)}), "
+            f"{config.init}: a network of layers {model.sizes} ({model.spec}), "
             f"not the {config.model} of --model"
         )
     if config.linear_part is not None:
@@ -209,15 +166,14 @@ def _initial_network(config: TrainConfig) -> NetworkModel:
 def _linear_part(spec: str) -> LinearModel:
     """A hybrid's linear part: a preset by name or a linear weight file."""
     model = preset_model(spec) if spec in PRESET_NAMES else load_weights(spec)
-    if isinstance(model, NetworkModel):
+    if model.is_network:
         raise ValueError(f"--linear-part {spec}: a network file, not linear weights")
     return model
 
 
 def _check_model_kind(model: RunModel, config: TrainConfig, path: Path) -> None:
     """Refuse a run's weights of the other kind than its config (a damaged run)."""
-    network = isinstance(model, NetworkModel | Connect4NetworkModel)
-    if network != (config.model != "linear"):
+    if model.is_network != (config.model != "linear"):
         raise ValueError(f"{path}: its weights are not the {config.model} model of the run")
 
 
@@ -270,7 +226,7 @@ def open_run(config: TrainConfig, run_dir: str | Path, resume: bool = False) -> 
     # Every check of the config and the book before the first write, so bad input
     # leaves no run directory behind (one that only --resume would accept).
     config.validate()
-    book = load_openings(config.openings) if config.game == CHESS else []
+    book = load_openings(config.openings) if game_facts(config.game).opening_book else []
     initial = None if resume else _initial_model(config)  # a bad --init file: no directory
     board_dir = Path(config.tensorboard) if config.tensorboard is not None else None
     if board_dir is not None:
@@ -328,8 +284,8 @@ def play_game(
     """Game ``number`` of the learner's run: from its opening (drawn from (seed,
     number)) against ``partner``, or against itself."""
     config = learner.config
-    if config.game == CONNECT4:
-        return play_self_play_game(learner, random_opening(config.seed, number), number)
+    if not game_facts(config.game).opening_book:
+        return play_self_play_game(learner, learner.game.opening(config.seed, number), number)
     opening, learner_white = game_opening(config, book, number)
     return play_training_game(learner, partner, opening, number, learner_white)
 
@@ -363,10 +319,8 @@ def commit_game(
     # The records first and the weights last: the weights are the commit point.
     # Killed (or out of disk) anywhere before them, the run resumes at this game
     # again (deterministic), cuts the records back and rewrites them.
-    if config.game == CHESS:
-        append_record(run / "games.pgn", summary.pgn + "\n\n")
-    else:
-        append_record(run / GAMES_FILE, summary.pgn + "\n")
+    facts = game_facts(config.game)
+    append_record(run / facts.games_file, summary.pgn + facts.record_end)
     row = {**metrics_row(summary, model, state), **(extra_metrics or {})}
     append_record(run / "metrics.jsonl", json.dumps(row) + "\n")
     if number % config.checkpoint_every == 0 or number == config.games or is_log_checkpoint(number):

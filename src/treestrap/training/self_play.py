@@ -17,9 +17,6 @@ from treestrap.learn.base import Step
 from treestrap.training.game import GameSummary
 from treestrap.training.learner import Learner
 
-#: The file a contract game's records go to, beside ``metrics.jsonl``.
-GAMES_FILE = "games.txt"
-
 
 def play_self_play_game(learner: Learner, opening: list[int], number: int) -> GameSummary:
     """Play game ``number`` from the position after the ``opening`` moves against

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from treestrap.games.registry import DEFAULT_GAME
 from treestrap.play.connect4.game import Connect4Game, play_connect4_game, random_openings
 from treestrap.play.connect4.players import Player, make_player, parse_connect4_players
 from treestrap.play.errors import ERROR_FILE, PlayerFailed
@@ -76,7 +77,7 @@ class Connect4TournamentConfig:
 
 
 def stored_game_kind(run_dir: str | Path) -> str | None:
-    """``"connect4"`` or ``"chess"`` for the tournament stored in ``run_dir`` (a run
+    """The game (``"connect4"``, ``"chess"``) of the tournament stored in ``run_dir`` (a run
     directory or its ``results.sqlite``), None where there is none to read."""
     path = Path(run_dir)
     path = path / DB_NAME if path.is_dir() else path
@@ -91,7 +92,9 @@ def stored_game_kind(run_dir: str | Path) -> str | None:
         data = json.loads(row[0]) if row else {}
     except (sqlite3.Error, json.JSONDecodeError):
         return None
-    return CONNECT4 if isinstance(data, dict) and data.get("game") == CONNECT4 else "chess"
+    if isinstance(data, dict) and isinstance(data.get("game"), str):
+        return str(data["game"])
+    return DEFAULT_GAME  # an engine tournament's config names no game
 
 
 def load_connect4_config(run_dir: str | Path) -> Connect4TournamentConfig:

@@ -1,0 +1,16 @@
+"""Chess's :class:`~treestrap.games.facts.GameFacts`: the first game, whose defaults are
+the training config's own."""
+
+from __future__ import annotations
+
+from treestrap.games.facts import GameFacts
+
+CHESS_FACTS = GameFacts(
+    name="chess",
+    title="chess",
+    contract="treestrap.games.chess_game:CHESS_GAME",
+    named_in_files=False,
+    random_start_redrawn=True,
+    opening_book=True,
+    engine_tournament=True,
+)
