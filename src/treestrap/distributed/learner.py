@@ -50,7 +50,7 @@ from treestrap.training.run import OpenedRun, commit_game, open_run
 #: something kills every actor (memory, a broken node), and retrying forever would hide it.
 MAX_DEATHS_IN_A_ROW = 10
 _ROUND = re.compile(r'^\[Round "[^"]*"\]$', re.MULTILINE)
-#: A Connect Four game's record (training/self_play.py) starts with its number.
+#: A Connect Four game's record (games/line_record.py) starts with its number.
 _LINE_NUMBER = re.compile(r"^\d+(?=\t)")
 
 

@@ -21,6 +21,7 @@ from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model, random_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.games.chess_facts import CHESS_FACTS
+from treestrap.games.chess_record import ChessRecord
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
 from treestrap.learn.torch_network import random_network_parameters
 from treestrap.search.context import SearchContext, new_context
@@ -175,4 +176,5 @@ CHESS_GAME = Game(
     hand_set_model=hand_set_model,
     random_network=_random_network,
     load_model=load_weights,
+    start_record=lambda opening: ChessRecord(opening.fen, opening.board(), opening.name),
 )

@@ -97,6 +97,10 @@ class Game:
     random_network: Callable[[list[int], str, int, float], Any]
     #: a weight file of this game, linear or a network (``ValueError`` says what is wrong)
     load_model: Callable[[Any], Any]
+    #: a training game's record (:class:`~treestrap.games.records.GameRecord`, its
+    #: position included) from its opening: a book's line for a game whose runs play
+    #: from a book (chess: ``play.openings.Opening``), else the moves of :attr:`opening`
+    start_record: Callable[[Any], Any]
     #: ``(seed, number)``: the moves of self-play game ``number``'s opening, for a game
     #: whose runs draw their own (None: its runs play from an opening book)
     opening: Callable[[int, int], list[int]] | None = None

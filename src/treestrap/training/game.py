@@ -1,6 +1,10 @@
-"""One training game: the learner searches and learns at each of its moves, the
-opponent (or the learner again, in self-play) answers, and the game ends by the rules,
-by length or, under a clock, on time."""
+"""One training game of any game, through its contract: the learner searches and learns
+at each of its moves, the opponent (or the learner again, in self-play) answers, and the
+game ends by the rules, by length or, under a clock, on time.
+
+The game's record (:mod:`treestrap.games.records`) keeps the position and writes the
+game in the game's own format (chess: PGN; Connect Four: a line of ``games.txt``).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import chess
-import chess.pgn
-
-from treestrap.core.makemove import make_move
-from treestrap.core.move import move_to_uci
-from treestrap.core.notation import parse_fen, parse_uci_move
-from treestrap.core.position import ST_SIDE
-from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
+from treestrap.games.records import GameRecord, RecordTags
 from treestrap.learn.base import Step
-from treestrap.play.openings import Opening
 from treestrap.training.learner import Learner
 from treestrap.training.opponents import Opponent
 
@@ -49,35 +45,36 @@ class GameSummary:
 def play_training_game(
     learner: Learner,
     opponent: Opponent | None,
-    opening: Opening,
+    record: GameRecord,
     number: int,
     learner_white: bool,
 ) -> GameSummary:
+    """Play game ``number`` on from ``record``'s position (its opening made), the
+    learner moving first if ``learner_white``, against ``opponent`` or itself."""
+    game = learner.game
     cfg = learner.config
-    board = opening.board()
-    pos = parse_fen(opening.fen)
-    for move in board.move_stack:
-        make_move(pos, parse_uci_move(pos, move.uci()))
+    pos = record.pos
     steps: list[Step] = []
     step_at_ply: dict[int, Step] = {}
     clocks = [cfg.clock or 0.0, cfg.clock or 0.0]
-    buffer = new_move_buffer()
+    buffer = game.new_move_buffer()
     searches = nodes = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     learner.algorithm.stats.abs_delta.clear()
     termination, result = "", "1/2-1/2"
     while True:
-        status = game_status(pos, buffer)
-        if status != 0:
-            termination = STATUS_NAMES[status]
-            if status == 1:  # checkmate: the side to move lost
-                result = "0-1" if board.turn == chess.WHITE else "1-0"
+        value, why = game.terminal(pos, buffer)
+        if value is not None:
+            termination = why
+            if value != 0.0:  # the side to move's result
+                first_won = (value > 0) == (game.side_to_move(pos) == 0)
+                result = "1-0" if first_won else "0-1"
             break
-        if board.ply() >= cfg.max_plies:
+        if record.plies() >= cfg.max_plies:
             termination = "adjudicated draw: maximum length"
             break
-        side = int(pos.st[ST_SIDE])
+        side = int(game.side_to_move(pos))
         mine = opponent is None or (side == 0) == learner_white
         t0 = time.perf_counter()
         if mine:
@@ -88,13 +85,13 @@ def play_training_game(
             res, step = learner.search(pos, budget)
             learner.algorithm.observe(step)
             steps.append(step)
-            step_at_ply[board.ply()] = step
+            step_at_ply[record.plies()] = step
             searches += 1
             nodes += res.nodes + res.qnodes
             move = res.best_move
         else:
             assert opponent is not None
-            move = opponent.move(board, pos)
+            move = opponent.move(record.engine_view, pos)
         spent = time.perf_counter() - t0
         if mine and spent > 0:
             learner.nps = 0.8 * learner.nps + 0.2 * (res.nodes + res.qnodes) / spent
@@ -104,38 +101,34 @@ def play_training_game(
                 termination = "time forfeit"
                 result = "0-1" if side == 0 else "1-0"
                 break
-        previous = step_at_ply.get(board.ply() - 1)
+        previous = step_at_ply.get(record.plies() - 1)
         if previous is not None:
             previous.actual_reply = move
-        board.push(chess.Move.from_uci(move_to_uci(move)))
-        make_move(pos, move)
+        record.play(move)
     outcome = {"1-0": 1.0, "0-1": -1.0}.get(result, 0.0)
     learner.algorithm.end_game(steps, outcome)
-    game = chess.pgn.Game.from_board(board)
-    game.headers.update(
-        {
-            "Event": f"treestrap training ({_event_model(cfg.algorithm, cfg.model)})",
-            "Round": str(number),
-            "White": "learner" if (opponent is None or learner_white) else opponent.name,
-            "Black": "learner" if (opponent is None or not learner_white) else opponent.name,
-            "Result": result,
-            "Opening": opening.name,
-            "Termination": termination,
-        }
+    opponent_name = opponent.name if opponent is not None else "learner"
+    tags = RecordTags(
+        number=number,
+        result=result,
+        termination=termination,
+        first="learner" if (opponent is None or learner_white) else opponent_name,
+        second="learner" if (opponent is None or not learner_white) else opponent_name,
+        event=f"treestrap training ({_event_model(cfg.algorithm, cfg.model)})",
     )
     return GameSummary(
         number=number,
         result=result,
         learner_white=learner_white,
         termination=termination,
-        plies=board.ply(),
+        plies=record.plies(),
         searches=searches,
         nodes=nodes,
         seconds=time.perf_counter() - start,
         mean_abs_delta=learner.algorithm.stats.mean_abs_delta(),
         cpu_seconds=time.process_time() - cpu_start,
-        opening=opening.name,
-        pgn=str(game),
+        opening=record.opening,
+        pgn=record.text(tags),
     )
 
 

@@ -10,7 +10,7 @@ A run directory holds everything, so a run can be stopped at any moment and resu
                        ``checkpoint_every`` games, and at 1, 2, 5, 10, 20, 50, ... games
                        so that learning curves on a log axis have points
     games.pgn          every game, with opening, result and round number (a Connect
-                       Four run: games.txt, a line of moves a game, training/self_play.py)
+                       Four run: games.txt, a line of moves a game, games/line_record.py)
     metrics.jsonl      one JSON line per game (CPU seconds included: curves' time axis);
                        ``--tensorboard DIR`` also logs each line as TensorBoard scalars
     optimizer.npz      an adaptive optimizer's state (AdaGrad, Adam), or a network run's
@@ -85,7 +85,6 @@ from treestrap.training.origin import (
     write_origin,
 )
 from treestrap.training.records import append_record, metrics_row, truncate_records
-from treestrap.training.self_play import play_self_play_game
 from treestrap.training.tensorboard_log import TrainingLog, check_new_log, require_tensorboard
 
 
@@ -281,13 +280,17 @@ def game_opening(config: TrainConfig, book: list[Opening], number: int) -> tuple
 def play_game(
     learner: Learner, book: list[Opening], partner: Opponent | None, number: int
 ) -> GameSummary:
-    """Game ``number`` of the learner's run: from its opening (drawn from (seed,
-    number)) against ``partner``, or against itself."""
-    config = learner.config
-    if not game_facts(config.game).opening_book:
-        return play_self_play_game(learner, learner.game.opening(config.seed, number), number)
-    opening, learner_white = game_opening(config, book, number)
-    return play_training_game(learner, partner, opening, number, learner_white)
+    """Game ``number`` of the learner's run: from its opening against ``partner``, or
+    against itself. The opening is drawn from (seed, number): a line of the book, the
+    learner playing white in odd games, or the game's own seeded opening."""
+    config, game = learner.config, learner.game
+    if game_facts(config.game).opening_book:
+        opening, learner_white = game_opening(config, book, number)
+        record = game.start_record(opening)
+    else:
+        assert game.opening is not None, f"{config.game} draws no openings of its own"
+        record, learner_white = game.start_record(game.opening(config.seed, number)), True
+    return play_training_game(learner, partner, record, number, learner_white)
 
 
 def commit_game(
