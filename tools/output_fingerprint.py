@@ -37,7 +37,7 @@ SOLVED = SHARED / "connect4" / "solved-1000.txt"
 #: manifest hash covers the paths of its files, and a checkpoint's digest that hash)
 CLOCK_KEY = re.compile(
     r"second|nps|time|date|elapsed|created|started|finished|per_hour|commit|cpu|version_git"
-    r"|wall|speed|duration|host|manifest_hash|sha256",
+    r"|wall|speed|duration|host|manifest_hash|sha256|command",
     re.IGNORECASE,
 )
 #: "12 s", "3.4 s": durations printed into text reports
@@ -50,11 +50,17 @@ SHARED_PATH = re.compile(rb"(?:/[\w.-]+)*/shared/data")
 SKIPPED = {"timings.json", "curve.png"}  # curve.png: its right panel is CPU time
 
 
+#: a file's SHA-256, which covers its provenance record (the command line among it)
+FILE_HASH = re.compile(r"^[0-9a-f]{64}$")
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items() if not CLOCK_KEY.search(str(k))}
     if isinstance(value, list):
         return [_clean(v) for v in value]
+    if isinstance(value, str) and FILE_HASH.match(value):
+        return "<sha256>"
     return value
 
 
@@ -123,7 +129,7 @@ def _text(path: Path) -> bytes:
         lines = [x for x in text.splitlines() if not re.match(r"\[(UTC)?(Date|Time) ", x)]
         # games in the order they were played, which parallel workers may change
         games = re.split(r"\n\n(?=\[Event )", "\n".join(lines))
-        return "\n\n".join(sorted(games)).encode()
+        return "\n\n".join(sorted(g.strip() for g in games)).encode()
     if path.suffix == ".csv":
         rows = [x.split(",") for x in text.splitlines()]
         keep = [i for i, name in enumerate(rows[0] if rows else []) if not CLOCK_KEY.search(name)]
