@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "engine": 3,
     "rating": 4,
     "reports": 4,
+    # distillation: labels from a teacher engine's searches, a network fitted to them
+    "distill": 4,
     "play": 5,
     "supervised": 6,
     "training": 7,

@@ -13,14 +13,14 @@ from search_helpers import random_positions
 
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.learn.compiled_step import compiled_steps
-from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-from treestrap.learn.replay_inputs import CHESS_INPUTS, CONNECT4_INPUTS, ReplayInputs
-from treestrap.learn.torch_network import (
+from treestrap.evaluation.torch_network import (
     network_parameters_of,
     random_network_parameters,
     torch_network,
 )
+from treestrap.learn.compiled_step import compiled_steps
+from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+from treestrap.learn.replay_inputs import CHESS_INPUTS, CONNECT4_INPUTS, ReplayInputs
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 
 torch.set_num_threads(1)

@@ -19,6 +19,7 @@ from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_bitboard
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.learn.objectives_network import (
     OBJECTIVES,
     bounded_gradient,
@@ -27,7 +28,6 @@ from treestrap.learn.objectives_network import (
     objective_loss,
 )
 from treestrap.learn.replay import ReplaySet, add_tree, minibatch_step
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import TrainingSearch
 from treestrap.supervised.models import ModelSpec, build_model
@@ -294,8 +294,8 @@ def test_replay_state_restores_the_ring_and_the_momentum_exactly() -> None:
     """A trainer restored from another's state (parameters, replay ring wrapped,
     momentum built up) takes the same next steps to the same parameters, bit for bit;
     one given the parameters alone does not."""
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
     from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)
@@ -336,8 +336,8 @@ def test_network_step_decay_and_weight_decay_reach_the_sgd() -> None:
     0: with no data to fit (all lr on decay), a step shrinks every parameter by lr*L2."""
     import torch
 
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
     from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)
@@ -361,8 +361,8 @@ def test_a_teacher_holds_the_searches_network_for_its_games_and_through_a_resume
     """``teacher_every`` G: the searches' evaluator gets the network at games 1, G + 1,
     ... and not after each search, while the steps go on; a trainer restored from the
     state searches with the teacher's parameters, not the newest ones."""
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
     from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)

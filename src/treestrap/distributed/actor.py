@@ -18,6 +18,7 @@ from treestrap.distributed.messages import Job, Played
 from treestrap.distributed.updates import Record, RecordingOptimizer, ReplaySample
 from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_model import Connect4Model
 from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
@@ -25,7 +26,6 @@ from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.base import Step
 from treestrap.learn.network_treestrap import ReplayAlgorithm
 from treestrap.learn.replay import hybrid_tree_samples
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import load_openings
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, network_activation, network_sizes

@@ -24,6 +24,7 @@ from treestrap.connect4.board import Position
 from treestrap.connect4.evaluator import Connect4Evaluator, evaluate, make_evaluator
 from treestrap.connect4.inputs import INPUT_NB
 from treestrap.connect4.network import check_sizes, network_buffer, parameter_count
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
@@ -31,7 +32,6 @@ from treestrap.evaluation.weight_file_format import (
     write_weight_file,
 )
 from treestrap.games.names import CONNECT4
-from treestrap.learn.torch_network import random_network_parameters
 
 INPUTS = "connect4-bitboard"
 
@@ -39,7 +39,7 @@ INPUTS = "connect4-bitboard"
 @dataclass
 class Connect4NetworkModel:
     """A network of layer ``sizes`` (the last is 1) with flat parameters ``weights``
-    (:mod:`treestrap.learn.torch_network`'s order), and free-form metadata."""
+    (:mod:`treestrap.evaluation.torch_network`'s order), and free-form metadata."""
 
     sizes: list[int]
     weights: np.ndarray

@@ -56,10 +56,10 @@ from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
+from treestrap.evaluation.torch_network import twin_shape
 from treestrap.learn.compiled_step import compiled_steps
 from treestrap.learn.optimizer import Optimizer, decay_factor
 from treestrap.learn.replay_inputs import CHESS_INPUTS, ReplayInputs
-from treestrap.learn.torch_network import twin_shape
 from treestrap.search.tree import TERMINAL, SearchTree, tree_size
 
 

@@ -15,6 +15,7 @@ from treestrap.connect4.inputs import INPUT_NB
 from treestrap.connect4.network import write_parameters
 from treestrap.evaluation.model import Evaluator
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.torch_network import network_parameters_of, torch_network
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_network import Connect4NetworkModel
 from treestrap.learn.base import Hyper, Rule
@@ -23,7 +24,6 @@ from treestrap.learn.network_treestrap import NETWORK_STEP_SIZE
 from treestrap.learn.registry import default_step_size, make_algorithm, make_network_algorithm
 from treestrap.learn.replay import ReplayHyper, ReplayTrainer
 from treestrap.learn.replay_inputs import CONNECT4_INPUTS
-from treestrap.learn.torch_network import network_parameters_of, torch_network
 
 
 class RuleConfig(Protocol):

@@ -51,6 +51,7 @@ from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import PRESET_NAMES
 from treestrap.evaluation.presets import hand_set_model, preset_model, random_model
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.connect4_game import random_opening
@@ -62,7 +63,6 @@ from treestrap.games.connect4_model import (
 from treestrap.games.connect4_network import Connect4NetworkModel, random_connect4_network
 from treestrap.games.names import CHESS, CONNECT4
 from treestrap.learn.optimizer import Optimizer
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
     RunModel,
