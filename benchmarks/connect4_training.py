@@ -32,7 +32,7 @@ from treestrap.games.connect4_model import (
     load_connect4_model,
     random_connect4_model,
 )
-from treestrap.learn.names import ALGORITHM_NAMES
+from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.training.config import game_config
 from treestrap.training.run import train
 

@@ -17,16 +17,17 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.core.notation import parse_fen
+from treestrap.distill import fit as distill_fit
+from treestrap.distill import labels as distill_labels
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.learn import distill
 from treestrap.search.timeman import SearchLimits
 
 
 def report(name: str, white_cp: np.ndarray, target: np.ndarray) -> None:
-    white = np.clip(white_cp, -distill.SCORE_CLIP, distill.SCORE_CLIP)
+    white = np.clip(white_cp, -distill_labels.SCORE_CLIP, distill_labels.SCORE_CLIP)
     d = white - target
-    dp = distill.white_probability(white) - distill.white_probability(target)
+    dp = distill_fit.white_probability(white) - distill_fit.white_probability(target)
     print(
         f"{name:34s} rms {np.sqrt(np.mean(d * d)):6.1f} cp   rms {np.sqrt(np.mean(dp * dp)):.4f}"
         f" in probability   median |d| {np.median(np.abs(d)):6.1f} cp"
@@ -40,16 +41,16 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=3000, help="held-out positions read")
     args = ap.parse_args()
 
-    labels = distill.load_labels(args.labels)
+    labels = distill_labels.load_labels(args.labels)
     n = len(labels.white_cp)
     cut = n - max(1, int(n * 0.05))
     target = labels.white_cp[cut : cut + args.positions]
-    epds = distill.positions_of(args.labels, labels.index[cut : cut + len(target)])
+    epds = distill_labels.positions_of(args.labels, labels.index[cut : cut + len(target)])
     positions = [parse_fen(e + " 0 1") for e in epds]
     side = np.array([1.0 if e.split()[1] == "w" else -1.0 for e in epds])
-    settings = distill.label_settings(args.labels)
+    settings = distill_labels.label_settings(args.labels)
     teacher_name = str(settings.get("teacher", "learned"))
-    teacher = distill.named_model(teacher_name)
+    teacher = distill_labels.named_model(teacher_name)
     print(
         f"{len(target)} held-out positions of {n}; labels: {teacher_name} searched to depth "
         f"{settings.get('depth')}"

@@ -23,10 +23,10 @@ import torch
 from treestrap.core.makemove import make_move
 from treestrap.core.notation import format_fen, legal_moves, parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.torch_network import torch_network
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.objectives_network import bounded_targets, objective_loss
 from treestrap.learn.replay import ReplaySet, hybrid_tree_samples
-from treestrap.learn.torch_network import torch_network
 from treestrap.search.context import new_context
 from treestrap.search.training import TrainingSearch
 from treestrap.search.tree import new_tree

@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "engine": 3,
     "rating": 4,
     "reports": 4,
+    # distillation: labels from a teacher engine's searches, a network fitted to them
+    "distill": 4,
     "play": 5,
     "supervised": 6,
     "training": 7,
@@ -33,6 +35,8 @@ LAYERS: dict[str, int] = {
     "cli": 11,
     # ``treestrap --version``'s version and commit: the standard library alone
     "version": 0,
+    # what an option of a run is (the rules' and the run's tables): the standard library alone
+    "option": 0,
 }
 #: Plain helpers any layer may use (the package's docstring and version, text checks).
 ANYWHERE = {"__init__", "textcheck"}

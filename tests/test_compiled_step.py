@@ -13,14 +13,15 @@ from search_helpers import random_positions
 
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.learn.compiled_step import compiled_steps
-from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-from treestrap.learn.replay_inputs import CHESS_INPUTS, CONNECT4_INPUTS, ReplayInputs
-from treestrap.learn.torch_network import (
+from treestrap.evaluation.torch_network import (
     network_parameters_of,
     random_network_parameters,
     torch_network,
 )
+from treestrap.games.network_inputs import CHESS_INPUTS, CONNECT4_INPUTS, ReplayInputs
+from treestrap.learn.compiled_step import compiled_steps
+from treestrap.learn.replay import ReplayTrainer
+from treestrap.learn.replay_hyper import ReplayHyper
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 
 torch.set_num_threads(1)
@@ -75,7 +76,13 @@ def test_compiled_steps_equal_torch_steps(
     layout: ReplayInputs,
 ) -> None:
     hyper = ReplayHyper(
-        capacity=500, batch=32, steps=3, lr=0.05, momentum=momentum, weight_decay=decay, seed=7
+        replay_size=500,
+        batch_size=32,
+        replay_steps=3,
+        step_size=0.05,
+        momentum=momentum,
+        weight_decay=decay,
+        seed=7,
     )
     slow = _trainer(sizes, activation, hyper, layout, compiled=False)
     fast = _trainer(sizes, activation, hyper, layout, compiled=True)
@@ -98,7 +105,9 @@ def test_a_search_tree_trains_the_same_either_way() -> None:
     leaves and all: the same parameters after a few searches."""
     sizes = [16, 1]
     params = random_network_parameters(sizes, seed=2, scale=2.0)
-    hyper = ReplayHyper(capacity=5000, batch=64, nodes=300, steps=4, lr=0.02, seed=3)
+    hyper = ReplayHyper(
+        replay_size=5000, batch_size=64, tree_nodes=300, replay_steps=4, step_size=0.02, seed=3
+    )
     trainers = []
     for compiled in (False, True):
         model = NetworkModel(sizes, params, activation="crelu")

@@ -32,8 +32,8 @@ from treestrap.games.connect4_model import (
     load_connect4_model,
 )
 from treestrap.learn.base import Rule, Step
-from treestrap.learn.names import ALGORITHM_NAMES
 from treestrap.learn.rule_config import make_rule
+from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.learn.targets import bounded_deltas, node_mask
 from treestrap.learn.temporal import squash
 from treestrap.training.config import TrainConfig, game_config

@@ -27,7 +27,7 @@ from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import save_weights
 from treestrap.learn.optimizer import make_optimizer
-from treestrap.learn.registry import ALGORITHMS
+from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.training.config import TrainConfig, apply_preset
 from treestrap.training.run import open_run, train
 
@@ -146,7 +146,7 @@ def test_one_actor_replays_the_one_process_run_exactly(tmp_path: Path) -> None:
     ).read_text()
 
 
-@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHM_NAMES))
 def test_every_algorithm_learns_through_actors_as_in_one_process(
     algorithm: str, tmp_path: Path
 ) -> None:

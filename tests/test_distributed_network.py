@@ -23,7 +23,7 @@ from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.learn.names import NETWORK_ALGORITHM
+from treestrap.learn.rules import NETWORK_ALGORITHM
 from treestrap.training.config import TrainConfig
 
 torch.set_num_threads(1)

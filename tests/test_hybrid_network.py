@@ -30,6 +30,7 @@ from treestrap.evaluation.model import (
 from treestrap.evaluation.network_weights import NetworkModel, describe_network
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import learned_model
+from treestrap.evaluation.torch_network import random_network_parameters, torch_network
 from treestrap.evaluation.weight_file_format import (
     WeightFileError,
     read_weight_file,
@@ -44,7 +45,6 @@ from treestrap.learn.replay import (
     minibatch_step,
     tree_inputs,
 )
-from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
 from treestrap.search.tournament import _stand_pat

@@ -13,9 +13,11 @@ from treestrap.core.notation import parse_fen
 from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.base import ALPHABETA, MINIMAX, Hyper, Step
-from treestrap.learn.registry import ALGORITHMS, DEFAULT_STEP_SIZE, make_algorithm
+from treestrap.learn.base import Step
+from treestrap.learn.linear_hyper import Hyper
+from treestrap.learn.registry import make_algorithm
 from treestrap.learn.rootstrap import RootStrap, RootStrapMinimax
+from treestrap.learn.rules import ALPHABETA, MINIMAX, RULES, RULES_BY_NAME
 from treestrap.learn.td import TemporalDifference
 from treestrap.learn.td_leaf import TDLeaf
 from treestrap.learn.td_root import TDRoot
@@ -575,12 +577,12 @@ def test_td_root_squashed_one_step() -> None:
 def test_registry_names_kinds_and_default_step_sizes() -> None:
     names = {"td", "td-root", "td-leaf", "rootstrap-mm", "rootstrap-ab", "treestrap-mm"}
     names.add("treestrap-ab")
-    assert set(ALGORITHMS) == names
+    assert set(RULES_BY_NAME) == names
     model = random_model("bitboard", seed=0)
     for name in names:
         algo = make_algorithm(name, model)
         assert algo.name == name
-        assert algo.hyper.step_size == DEFAULT_STEP_SIZE[name]
+        assert algo.hyper.step_size == RULES_BY_NAME[name].step
         assert algo.search_kind == (MINIMAX if name.endswith("-mm") else ALPHABETA)
         assert algo.needs_tree == name.startswith("treestrap")
         assert algo.needs_leaf == (name == "td-leaf")
@@ -598,19 +600,17 @@ def test_registry_unknown_name() -> None:
         make_algorithm("treestrap", random_model("bitboard"))
 
 
-def test_command_line_algorithm_names_match_the_registry() -> None:
-    from treestrap.learn.names import ALGORITHM_NAMES
-    from treestrap.learn.registry import ALGORITHMS
-
-    assert tuple(ALGORITHMS) == ALGORITHM_NAMES
+def test_each_rule_row_names_its_class_and_the_class_its_row() -> None:
+    for rule in RULES:
+        assert rule.rule_class().name == rule.name
 
 
 def test_squashed_default_step_matches_the_unsquashed_update_near_zero() -> None:
     from treestrap.learn.registry import default_step_size
     from treestrap.learn.temporal import BETA
 
-    assert default_step_size("treestrap-ab") == DEFAULT_STEP_SIZE["treestrap-ab"]
-    assert default_step_size("td-leaf", squash=False) == DEFAULT_STEP_SIZE["td-leaf"]
+    assert default_step_size("treestrap-ab") == RULES_BY_NAME["treestrap-ab"].step
+    assert default_step_size("td-leaf", squash=False) == RULES_BY_NAME["td-leaf"].step
     # Small leaf values (a few centipawns), where tanh is nearly linear: one game's
     # update with the squash and its default step is the unsquashed one, to 0.1%.
     steps = [leaf_step(0, 2.0, 0), leaf_step(0, -1.0, 1), leaf_step(0, 3.0, 2)]
@@ -628,4 +628,4 @@ def test_squashed_default_step_matches_the_unsquashed_update_near_zero() -> None
         )
     assert np.count_nonzero(changes[1]) == 2
     np.testing.assert_allclose(changes[0], changes[1], rtol=1e-3)
-    assert default_step_size("td-leaf") == pytest.approx(DEFAULT_STEP_SIZE["td-leaf"] / BETA**2)
+    assert default_step_size("td-leaf") == pytest.approx(RULES_BY_NAME["td-leaf"].step / BETA**2)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_learn import ETA, MIXED_TREE, bitboard_model, change_after, dense, hand_tree, tree_step
 
-from treestrap.learn.base import Hyper
+from treestrap.learn.linear_hyper import Hyper
 from treestrap.learn.optimizer import AdaGrad, Adam, decay_factor, make_optimizer
 from treestrap.learn.targets import bounded_deltas
 from treestrap.learn.treestrap import TreeStrapAlphaBeta
@@ -20,7 +20,7 @@ def test_normalised_step_divides_by_the_nodes_taking_part() -> None:
     change = change_after(
         TreeStrapAlphaBeta,
         bitboard_model(3),
-        Hyper(step_size=ETA, normalise=True),
+        Hyper(step_size=ETA, normalise_step=True),
         lambda a: a.observe(tree_step(tree)),
     )
     expected = {0: -60.0 / 4, 5: -120.0 / 4, 7: 30.0 / 4, 2: -180.0 / 4}
@@ -33,7 +33,7 @@ def test_normalised_step_counts_quiescence_nodes_when_they_take_part() -> None:
     change = change_after(
         TreeStrapAlphaBeta,
         bitboard_model(3),
-        Hyper(step_size=ETA, normalise=True, min_depth=0),
+        Hyper(step_size=ETA, normalise_step=True, min_depth=0),
         lambda a: a.observe(tree_step(tree)),
     )
     expected = {0: -60.0, 5: -120.0, 7: 30.0, 2: -180.0, 3: 20.0}

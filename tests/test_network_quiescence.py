@@ -14,8 +14,8 @@ from search_helpers import node_position, quiescence_walk, random_positions
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.torch_network import random_network_parameters, torch_network
 from treestrap.learn.replay import leaf_sign, tree_inputs, tree_samples
-from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
 from treestrap.search.tree import TERMINAL, tree_size

@@ -30,8 +30,8 @@ from treestrap.core.notation import parse_fen, parse_uci_move
 from treestrap.evaluation.model import evaluate
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.torch_network import random_network_parameters, torch_network
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.supervised.dataset.labels import RESULT_LABELS
 
 torch.set_num_threads(1)

@@ -17,10 +17,10 @@ from search_helpers import random_positions
 from treestrap.cli import main
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.torch_network import torch_network
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.objectives_network import bounded_loss, bounded_targets
 from treestrap.learn.replay import ReplaySet, add_tree
-from treestrap.learn.torch_network import torch_network
 from treestrap.search.training import TrainingSearch
 from treestrap.search.tree import new_tree
 from treestrap.search.tt_walk import walk_tt

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_learn import ETA, MIXED_TREE, bitboard_model, change_after, dense, hand_tree, tree_step
 
-from treestrap.learn.base import Hyper
+from treestrap.learn.linear_hyper import Hyper
 from treestrap.learn.targets import objective_deltas
 from treestrap.learn.temporal import BETA
 from treestrap.learn.treestrap import TreeStrapAlphaBeta

@@ -19,6 +19,7 @@ from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_bitboard
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.learn.objectives_network import (
     OBJECTIVES,
     bounded_gradient,
@@ -27,7 +28,6 @@ from treestrap.learn.objectives_network import (
     objective_loss,
 )
 from treestrap.learn.replay import ReplaySet, add_tree, minibatch_step
-from treestrap.learn.torch_network import random_network_parameters
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import TrainingSearch
 from treestrap.supervised.models import ModelSpec, build_model
@@ -155,7 +155,8 @@ def test_a_tiny_self_play_run_keeps_the_compiled_network_equal_to_torch() -> Non
     model's scores (the parameters moved by code, stale accumulators forgotten)."""
     from treestrap.core.makemove import make_move
     from treestrap.evaluation.model import evaluate
-    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
+    from treestrap.learn.replay import ReplayTrainer
+    from treestrap.learn.replay_hyper import ReplayHyper
     from treestrap.supervised.convert import network_parameters
 
     model = build_model(ModelSpec("mlp", 769, hidden=(8,)), seed=0)
@@ -164,7 +165,9 @@ def test_a_tiny_self_play_run_keeps_the_compiled_network_equal_to_torch() -> Non
         for p in model.net.parameters():
             p.copy_(torch.randn(p.shape, generator=gen) * 0.2)
     ev = NetworkModel(*network_parameters(model, "bitboard")).evaluator()
-    hyper = ReplayHyper(capacity=4000, batch=32, nodes=200, steps=5, lr=0.05)
+    hyper = ReplayHyper(
+        replay_size=4000, batch_size=32, tree_nodes=200, replay_steps=5, step_size=0.05
+    )
     trainer = ReplayTrainer(model, ev, lambda m: network_parameters(m, "bitboard")[1], hyper)
     mm = MinimaxSearch(capacity=100_000, limits=MinimaxLimits(max_qnodes_per_leaf=30))
     pos = parse_fen(chess.STARTING_FEN)
@@ -294,12 +297,15 @@ def test_replay_state_restores_the_ring_and_the_momentum_exactly() -> None:
     """A trainer restored from another's state (parameters, replay ring wrapped,
     momentum built up) takes the same next steps to the same parameters, bit for bit;
     one given the parameters alone does not."""
-    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
+    from treestrap.learn.replay import ReplayTrainer
+    from treestrap.learn.replay_hyper import ReplayHyper
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)
-    hyper = ReplayHyper(capacity=70, batch=16, nodes=25, steps=3, lr=0.05, momentum=0.9)
+    hyper = ReplayHyper(
+        replay_size=70, batch_size=16, tree_nodes=25, replay_steps=3, step_size=0.05, momentum=0.9
+    )
 
     def trainer() -> ReplayTrainer:
         model = NetworkModel(sizes, params)
@@ -336,12 +342,13 @@ def test_network_step_decay_and_weight_decay_reach_the_sgd() -> None:
     0: with no data to fit (all lr on decay), a step shrinks every parameter by lr*L2."""
     import torch
 
-    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
+    from treestrap.learn.replay import ReplayTrainer
+    from treestrap.learn.replay_hyper import ReplayHyper
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)
-    hyper = ReplayHyper(lr=0.04, momentum=0.0, weight_decay=0.5, step_decay=10.0)
+    hyper = ReplayHyper(step_size=0.04, momentum=0.0, weight_decay=0.5, step_decay=10.0)
     model = NetworkModel(sizes, params)
     t = ReplayTrainer(torch_network(sizes, params), model.evaluator(), network_parameters_of, hyper)
     t.set_schedule(1)
@@ -361,12 +368,20 @@ def test_a_teacher_holds_the_searches_network_for_its_games_and_through_a_resume
     """``teacher_every`` G: the searches' evaluator gets the network at games 1, G + 1,
     ... and not after each search, while the steps go on; a trainer restored from the
     state searches with the teacher's parameters, not the newest ones."""
-    from treestrap.learn.replay import ReplayHyper, ReplayTrainer
-    from treestrap.learn.torch_network import network_parameters_of, torch_network
+    from treestrap.evaluation.torch_network import network_parameters_of, torch_network
+    from treestrap.learn.replay import ReplayTrainer
+    from treestrap.learn.replay_hyper import ReplayHyper
 
     sizes = [6, 1]
     params = random_network_parameters(sizes, seed=5, scale=2.0)
-    hyper = ReplayHyper(capacity=70, batch=16, nodes=25, steps=3, lr=0.05, teacher_every=2)
+    hyper = ReplayHyper(
+        replay_size=70,
+        batch_size=16,
+        tree_nodes=25,
+        replay_steps=3,
+        step_size=0.05,
+        teacher_every=2,
+    )
     written: list[np.ndarray] = []
 
     def trainer() -> ReplayTrainer:

@@ -11,10 +11,11 @@ import pytest
 import torch
 
 from treestrap.core.notation import parse_fen
+from treestrap.distill import fit as distill_fit
+from treestrap.distill import labels as distill_labels
+from treestrap.distill.sparse_features import linear_features
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
 from treestrap.evaluation.presets import hand_set_model
-from treestrap.learn import distill
-from treestrap.learn.sparse_features import linear_features
 
 torch.set_num_threads(1)
 
@@ -59,21 +60,21 @@ def test_the_linear_part_moves_towards_targets_it_alone_can_reach() -> None:
     hold the side to move too, but fitting the linear part as well must end nearer."""
     model = hand_set_model()
     epds = _epds()
-    rows01 = np.array([distill.board_row(chess.Board(e + " 0 1")) for e in epds])
+    rows01 = np.array([distill_labels.board_row(chess.Board(e + " 0 1")) for e in epds])
     side = np.where(rows01[:, 768] == 1, 1.0, -1.0)
     target = _white_scores(model, epds) + 150.0 * side
     reps = 40
-    labels = distill.Labels(
+    labels = distill_labels.Labels(
         np.packbits(np.repeat(rows01, reps, axis=0), axis=1),
         np.repeat(target, reps),
         np.arange(len(epds) * reps),
     )
     sparse = linear_features(list(np.repeat(np.array(epds, dtype=object), reps)), model.feature_set)
     base = np.repeat(_white_scores(model, epds), reps)
-    fixed, fixed_reports = distill.fit_network(
+    fixed, fixed_reports = distill_fit.fit_network(
         labels, hidden=4, epochs=2, batch=32, linear=model, linear_cp=base
     )
-    fitted, fitted_reports = distill.fit_network(
+    fitted, fitted_reports = distill_fit.fit_network(
         labels, hidden=4, epochs=2, batch=32, linear=model, linear_rows=sparse
     )
     assert fixed.linear is not None and np.array_equal(fixed.linear, model.weights)
@@ -102,7 +103,7 @@ def test_fit_linear_writes_the_fitted_weights(
     from treestrap.cli import main
     from treestrap.evaluation.weight_files import load_weights
 
-    monkeypatch.setattr(distill, "CHUNK", 10)
+    monkeypatch.setattr(distill_labels, "CHUNK", 10)
     games, labels, net = tmp_path / "games.pgn", tmp_path / "labels", tmp_path / "net.npz"
     tags = '[Event "t"]\n[White "learner"]\n[Black "learner"]\n[Result "1-0"]\n'
     games.write_text(f"{tags}\n{GAME} 1-0\n")

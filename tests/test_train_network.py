@@ -19,10 +19,10 @@ from treestrap.cli import main
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model
+from treestrap.evaluation.torch_network import random_network_parameters, torch_network
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.objectives_network import objective_loss
 from treestrap.learn.replay import ReplaySet, add_tree
-from treestrap.learn.torch_network import random_network_parameters, torch_network
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.training.config import TrainConfig
 from treestrap.training.run import open_run, train
@@ -66,7 +66,7 @@ def test_the_network_parameters_round_trip_through_torch() -> None:
     from treestrap.evaluation.feature_sets import get_feature_set
     from treestrap.evaluation.feature_sets.feature_set import dense_features
     from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
-    from treestrap.learn.torch_network import network_parameters_of
+    from treestrap.evaluation.torch_network import network_parameters_of
 
     x = dense_features(parse_fen(fen), get_feature_set("bitboard"))[None].astype(np.float32)
     for sizes in ([1], [8, 1], [5, 3, 1]):

@@ -27,16 +27,19 @@ from treestrap.commands.train import add_parser as add_train_parser
 from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weight_files import load_weights
-from treestrap.learn.names import NETWORK_ALGORITHM, OBJECTIVES, OPTIMIZERS
+from treestrap.learn.linear_hyper import OPTIMIZERS
 from treestrap.learn.optimizer import make_optimizer
+from treestrap.learn.rules import NETWORK_ALGORITHM
+from treestrap.learn.shared_options import OBJECTIVES
 from treestrap.learn.targets import objective_deltas
+from treestrap.option import NETWORK
 from treestrap.search.context import NODES, QNODES, new_context
 from treestrap.search.quiescence import quiescence
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
 from treestrap.training.config import TrainConfig, apply_preset, network_config
 from treestrap.training.learner import Learner
-from treestrap.training.options import NETWORK, NETWORK_DEFAULTS, NETWORK_OPTIONS, TRAIN_OPTIONS
+from treestrap.training.options import NETWORK_DEFAULTS, NETWORK_OPTIONS, TRAIN_OPTIONS
 from treestrap.training.presets import PRESETS
 from treestrap.training.run import train
 

@@ -22,7 +22,7 @@ from treestrap.core.notation import parse_fen
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
-from treestrap.learn.registry import ALGORITHMS
+from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.search.training import TrainingSearch
 from treestrap.training import run as run_module
 from treestrap.training.checkpoints import is_log_checkpoint
@@ -119,7 +119,7 @@ def test_short_treestrap_run_learns(tmp_path: Path) -> None:
 # --- every algorithm runs --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+@pytest.mark.parametrize("algorithm", list(ALGORITHM_NAMES))
 def test_every_algorithm_runs_two_quick_games(tmp_path: Path, algorithm: str) -> None:
     # Short games and small minimax trees: the quick preset's budgets cost about 0.5 s
     # a search, ~25 s a game of 60 plies.

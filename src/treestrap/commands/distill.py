@@ -4,7 +4,7 @@
 fixed depth, in chunks that a rerun keeps (so it resumes); ``fit`` trains a
 clipped-ReLU network on the ``bitboard`` inputs to those scores and writes a network
 file that ``treestrap uci --weights``, tournaments and ``treestrap train --init`` take.
-See :mod:`treestrap.learn.distill`.
+See :mod:`treestrap.distill`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least, number
-from treestrap.learn.game_sources import FILTER_HELP
+from treestrap.distill.game_sources import FILTER_HELP
 
 
 def _positive_int(text: str) -> int:
@@ -118,7 +118,7 @@ def add_parser(sub: Any) -> None:
 def _label_shard(
     out: str, epds: list[str], depth: int, teacher: str, k: int, n: int, chunk: int
 ) -> None:
-    from treestrap.learn.distill import label_positions
+    from treestrap.distill.labels import label_positions
 
     label_positions(epds, out, depth, teacher, shard=k, shards=n, chunk=chunk)
 
@@ -132,8 +132,8 @@ def run_label(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
+    from treestrap.distill import labels as distill_labels
     from treestrap.evaluation.preset_names import PRESET_NAMES
-    from treestrap.learn import distill
 
     if args.teacher not in PRESET_NAMES:
         from treestrap.evaluation.weight_files import load_weights
@@ -150,14 +150,14 @@ def run_label(args: argparse.Namespace) -> int:
             print(f"error: {path}: {exc.strerror}", file=sys.stderr)
             return 2
     try:
-        epds = distill.prepare(
+        epds = distill_labels.prepare(
             args.out, args.games, args.depth, args.teacher, args.seed, players=args.players
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    chunk = int(distill.label_settings(args.out).get("chunk", distill.CHUNK))
-    total = distill.chunk_count(len(epds), chunk)
+    chunk = int(distill_labels.label_settings(args.out).get("chunk", distill_labels.CHUNK))
+    total = distill_labels.chunk_count(len(epds), chunk)
     # A kill stops the workers too, as Ctrl-C does: they would otherwise run on alone.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     context = multiprocessing.get_context("spawn")
@@ -174,7 +174,7 @@ def run_label(args: argparse.Namespace) -> int:
         for job in jobs:
             job.start()
         while any(job.is_alive() for job in jobs):
-            bar.update(distill.labelled_chunks(args.out) - bar.n)
+            bar.update(distill_labels.labelled_chunks(args.out) - bar.n)
             time.sleep(1.0)
     except KeyboardInterrupt:
         for job in jobs:
@@ -185,29 +185,30 @@ def run_label(args: argparse.Namespace) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-    bar.update(distill.labelled_chunks(args.out) - bar.n)
+    bar.update(distill_labels.labelled_chunks(args.out) - bar.n)
     bar.close()
     if any(job.exitcode != 0 for job in jobs):
         print("error: a labelling process failed", file=sys.stderr)
         return 1
-    print(f"labelled {distill.labelled_chunks(args.out)} of {total} chunks in {args.out}")
+    print(f"labelled {distill_labels.labelled_chunks(args.out)} of {total} chunks in {args.out}")
     return 0
 
 
 def run_fit(args: argparse.Namespace) -> int:
     import torch
 
+    from treestrap.distill import fit as distill_fit
+    from treestrap.distill import labels as distill_labels
+    from treestrap.distill.provenance import fit_provenance
     from treestrap.evaluation.network_weights import save_network
     from treestrap.evaluation.provenance import KEY as PROVENANCE
-    from treestrap.learn import distill
-    from treestrap.learn.distill_provenance import fit_provenance
 
     if args.threads:
         torch.set_num_threads(args.threads)
     linear = None
     if args.linear_part:
         try:
-            part = distill.named_model(args.linear_part)
+            part = distill_labels.named_model(args.linear_part)
         except (OSError, ValueError) as exc:
             print(f"error: --linear-part {args.linear_part}: {exc}", file=sys.stderr)
             return 2
@@ -222,27 +223,29 @@ def run_fit(args: argparse.Namespace) -> int:
     parts, bases, teachers = [], [], []
     for directory in args.labels:
         try:
-            part_labels = distill.load_labels(directory)
+            part_labels = distill_labels.load_labels(directory)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        settings = distill.label_settings(directory)
+        settings = distill_labels.label_settings(directory)
         teacher = str(settings.get("teacher", "learned"))
         teachers.append((teacher, settings.get("depth")))
         print(f"{directory}: {len(part_labels.white_cp)} positions", flush=True)
         if not args.all_positions:
-            quiet = distill.quiet_mask(directory, distill.named_model(teacher), part_labels.index)
+            quiet = distill_fit.quiet_mask(
+                directory, distill_labels.named_model(teacher), part_labels.index
+            )
             part_labels = part_labels.subset(quiet)
             print(f"{directory}: {len(part_labels.white_cp)} quiet for {teacher}", flush=True)
         parts.append(part_labels)
         if linear is not None and not args.fit_linear:
-            bases.append(distill.linear_scores(directory, linear, part_labels.index))
-    labels, linear_cp = distill.join_labels(parts, bases=bases or None)
+            bases.append(distill_fit.linear_scores(directory, linear, part_labels.index))
+    labels, linear_cp = distill_labels.join_labels(parts, bases=bases or None)
     linear_rows = None
     if args.fit_linear and linear is not None:
-        from treestrap.learn.sparse_features import linear_features
+        from treestrap.distill.sparse_features import linear_features
 
-        epds = distill.joined_positions(args.labels, parts)
+        epds = distill_labels.joined_positions(args.labels, parts)
         linear_rows = linear_features(epds, linear.feature_set)
         print(f"linear features: {len(linear_rows.idx)} pairs", flush=True)
     if args.result_weight and labels.white_result is None:
@@ -255,7 +258,7 @@ def run_fit(args: argparse.Namespace) -> int:
         )
         return 2
     one_teacher = len(set(teachers)) == 1
-    model, reports = distill.fit_network(
+    model, reports = distill_fit.fit_network(
         labels,
         args.hidden,
         args.epochs,

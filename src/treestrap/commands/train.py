@@ -19,14 +19,11 @@ from treestrap.commands.arguments import (
     int_at_least,
 )
 from treestrap.games.registry import game_facts
+from treestrap.option import LINEAR, NETWORK, Option, model_kind
 from treestrap.training.options import (
-    LINEAR,
-    NETWORK,
     NETWORK_DEFAULTS,
     NETWORK_OPTIONS,
     TRAIN_OPTIONS,
-    TrainOption,
-    model_kind,
 )
 from treestrap.training.presets import PRESETS
 
@@ -38,7 +35,7 @@ def _at_least_one(text: str) -> int:
     return int_at_least(1, text)
 
 
-def _add_option(parser: Any, option: TrainOption) -> None:
+def _add_option(parser: Any, option: Option) -> None:
     """``option``'s flag; every value defaults to None (not given), so that a preset's
     or a resumed run's value stays unless the command line gives another."""
     settings: dict[str, Any] = {"dest": option.name}
@@ -55,8 +52,8 @@ def _add_option(parser: Any, option: TrainOption) -> None:
         settings["choices"] = list(option.choices)
     if option.metavar is not None:
         settings["metavar"] = option.metavar
-    if option.help is not None:
-        settings["help"] = option.help
+    if option.help_text is not None:
+        settings["help"] = option.help_text
     parser.add_argument(option.flag, **settings)
 
 

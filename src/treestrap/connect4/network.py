@@ -16,7 +16,7 @@ kinds apart (a linear evaluator's is ``features.SIZE``, a network's never is):
 ===========================  ============================================================
 ``[0, HEADER)``              ``MAGIC``, the layer count ``L``, the layer sizes (up to
                              ``MAX_LAYERS``; the last is 1), the scratch's offset
-``[HEADER, scratch)``        the parameters in :mod:`treestrap.learn.torch_network`'s
+``[HEADER, scratch)``        the parameters in :mod:`treestrap.evaluation.torch_network`'s
                              order: ``W0[INPUT_NB, size0]`` input-major, ``b0``; then
                              each ``W[out, in]`` out-major and its bias
 ``[scratch, end)``           two activation rows of the widest layer
@@ -71,7 +71,7 @@ def check_sizes(sizes: list[int]) -> None:
 
 def network_buffer(sizes: list[int], params: np.ndarray) -> np.ndarray:
     """A fresh buffer (header, parameters, scratch) for layer ``sizes`` and flat
-    ``params`` (:mod:`treestrap.learn.torch_network`'s order)."""
+    ``params`` (:mod:`treestrap.evaluation.torch_network`'s order)."""
     check_sizes(sizes)
     params = np.asarray(params, dtype=np.float64).reshape(-1)
     count = parameter_count(sizes)

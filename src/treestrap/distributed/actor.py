@@ -45,7 +45,7 @@ class SampleRecorder(ReplayAlgorithm):
         assert step.tree is not None
         trainer = self.trainer
         inputs, lower, upper, linear = hybrid_tree_samples(
-            step.tree, trainer.hyper.nodes, trainer.hyper.leaves, trainer.replay.layout.size
+            step.tree, trainer.hyper.tree_nodes, trainer.hyper.leaves, trainer.replay.layout.size
         )
         # A minimax tree's values are exact: its bounds travel once; a plain network's
         # linear parts are all 0.

@@ -138,6 +138,19 @@ class NetworkModel:
         """Side-to-move score of a position (unclipped)."""
         return float(evaluate(pos, self.evaluator()))
 
+    def torch_twin(self) -> Any:
+        """A float64 torch module equal to this network (without a hybrid's linear part),
+        for fitting; :func:`~treestrap.evaluation.torch_network.network_parameters_of`
+        reads its parameters back."""
+        from treestrap.evaluation.torch_network import torch_network
+
+        return torch_network(list(self.sizes), self.weights, activation=self.activation)
+
+    @staticmethod
+    def write_evaluator(ev: Evaluator, params: np.ndarray) -> None:
+        """New parameters into an evaluator of this kind, in place."""
+        update_network_evaluator(ev, params)
+
     def save(self, path: str | Path) -> None:
         save_network(self, path)
 

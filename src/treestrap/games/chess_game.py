@@ -19,11 +19,12 @@ from treestrap.evaluation.feature_sets import get_feature_set
 from treestrap.evaluation.model import Evaluator, evaluate, evaluate_gradient
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model, random_model
+from treestrap.evaluation.torch_network import random_network_parameters
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.games.chess_facts import CHESS_FACTS
 from treestrap.games.chess_record import ChessRecord
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
-from treestrap.learn.torch_network import random_network_parameters
+from treestrap.games.network_inputs import CHESS_INPUTS
 from treestrap.search.context import SearchContext, new_context
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
 from treestrap.search.training import SearchResult, TrainingSearch
@@ -176,5 +177,6 @@ CHESS_GAME = Game(
     hand_set_model=hand_set_model,
     random_network=_random_network,
     load_model=load_weights,
+    network_inputs=CHESS_INPUTS,
     start_record=lambda opening: ChessRecord(opening.fen, opening.board(), opening.name),
 )

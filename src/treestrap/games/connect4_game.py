@@ -50,6 +50,7 @@ from treestrap.games.connect4_model import (
 from treestrap.games.connect4_network import random_connect4_network
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
 from treestrap.games.line_record import LineRecord
+from treestrap.games.network_inputs import CONNECT4_INPUTS
 
 #: The fewest nodes an alpha-beta by node budget gets.
 MIN_NODE_BUDGET = 1000
@@ -171,6 +172,7 @@ CONNECT4_GAME = Game(
         sizes, seed, scale
     ),
     load_model=load_connect4_model,
+    network_inputs=CONNECT4_INPUTS,
     start_record=lambda opening: LineRecord(new_position(), opening, _move_text, make_move),
     opening=random_opening,
 )

@@ -23,7 +23,13 @@ import numpy as np
 from treestrap.connect4.board import Position
 from treestrap.connect4.evaluator import Connect4Evaluator, evaluate, make_evaluator
 from treestrap.connect4.inputs import INPUT_NB
-from treestrap.connect4.network import check_sizes, network_buffer, parameter_count
+from treestrap.connect4.network import (
+    check_sizes,
+    network_buffer,
+    parameter_count,
+    write_parameters,
+)
+from treestrap.evaluation.torch_network import random_network_parameters, torch_network
 from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
@@ -31,7 +37,6 @@ from treestrap.evaluation.weight_file_format import (
     write_weight_file,
 )
 from treestrap.games.connect4_facts import CONNECT4_FACTS
-from treestrap.learn.torch_network import random_network_parameters
 
 INPUTS = "connect4-bitboard"
 
@@ -39,7 +44,7 @@ INPUTS = "connect4-bitboard"
 @dataclass
 class Connect4NetworkModel:
     """A network of layer ``sizes`` (the last is 1) with flat parameters ``weights``
-    (:mod:`treestrap.learn.torch_network`'s order), and free-form metadata."""
+    (:mod:`treestrap.evaluation.torch_network`'s order), and free-form metadata."""
 
     sizes: list[int]
     weights: np.ndarray
@@ -67,6 +72,15 @@ class Connect4NetworkModel:
     def evaluate(self, pos: Position) -> float:
         """Side-to-move score of a position (unclipped)."""
         return float(evaluate(pos, self.evaluator()))
+
+    def torch_twin(self) -> Any:
+        """A float64 torch module equal to this network over its 85 inputs, for fitting."""
+        return torch_network(list(self.sizes), self.weights, INPUT_NB)
+
+    @staticmethod
+    def write_evaluator(ev: Connect4Evaluator, params: np.ndarray) -> None:
+        """New parameters into an evaluator of this kind, in place."""
+        write_parameters(ev.weights, params)
 
     @property
     def spec(self) -> str:

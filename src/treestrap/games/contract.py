@@ -97,6 +97,9 @@ class Game:
     random_network: Callable[[list[int], str, int, float], Any]
     #: a weight file of this game, linear or a network (``ValueError`` says what is wrong)
     load_model: Callable[[Any], Any]
+    #: its networks' inputs as a replay set stores them, with the symmetry that doubles
+    #: each sample (:class:`~treestrap.games.network_inputs.ReplayInputs`)
+    network_inputs: Any
     #: a training game's record (:class:`~treestrap.games.records.GameRecord`, its
     #: position included) from its opening: a book's line for a game whose runs play
     #: from a book (chess: ``play.openings.Opening``), else the moves of :attr:`opening`

@@ -17,12 +17,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from treestrap.evaluation.weights import LinearModel
+from treestrap.learn.linear_hyper import Hyper
 from treestrap.learn.optimizer import Optimizer, decay_factor, make_optimizer
+from treestrap.learn.rules import RULES_BY_NAME
 from treestrap.search.tree import SearchTree
-from treestrap.search.value import VALUE_CLIP
-
-ALPHABETA = "alphabeta"
-MINIMAX = "minimax"
 
 
 @dataclass
@@ -43,38 +41,6 @@ class Step:
 
 
 @dataclass
-class Hyper:
-    """Hyperparameters shared by the update rules (each uses what applies)."""
-
-    step_size: float
-    lam: float = 0.7
-    min_depth: int = 1
-    squash: bool = True
-    #: KnightCap: zero positive temporal differences unless the reply was predicted.
-    predicted_only: bool = True
-    #: KnightCap: learn towards the game outcome (+1/0/-1) at the end of the game.
-    use_outcome: bool = True
-    #: indices of weights that never change (e.g. ``tempo``, see ``TrainConfig.freeze``)
-    frozen: tuple[int, ...] = ()
-    #: how a rule's change is applied: "sgd" (the paper), "adagrad" or "adam"
-    optimizer: str = "sgd"
-    #: TreeStrap: divide the summed tree update by the number of nodes in it, so that
-    #: one search moves the weights by the same amount whatever the tree's size
-    normalise: bool = False
-    #: RootStrap and TreeStrap: the error each node's value is moved by, in value units
-    #: ("squared", the paper's; "cross-entropy" or "squashed", see learn/targets.py)
-    objective: str = "squared"
-    #: games after which the step has halved (``tau / (tau + games)``); 0 = fixed step
-    step_decay: float = 0.0
-    #: TreeStrap: nodes flagged ``NOISY`` take no part in updates (search/quiet.py)
-    quiet_only: bool = False
-    #: TreeStrap: bounds are clipped to +-this before they become targets (the paper:
-    #: the heuristic range, 9900); a smaller clip keeps a found mate from pulling a
-    #: linear evaluation towards 99 pawns (learn/targets.py)
-    target_clip: float = VALUE_CLIP
-
-
-@dataclass
 class UpdateStats:
     updates: int = 0
     abs_delta: list[float] = field(default_factory=list)
@@ -88,8 +54,11 @@ class Rule(Protocol):
     or a network's :class:`~treestrap.learn.network_treestrap.ReplayAlgorithm`."""
 
     name: str
-    #: the search it learns from: ALPHABETA or MINIMAX
-    search_kind: str
+
+    #: the search it learns from: ``rules.ALPHABETA`` or ``rules.MINIMAX``
+    @property
+    def search_kind(self) -> str: ...
+
     #: it learns from the search's tree (the minimax tree, or the table walk's)
     needs_tree: bool
     #: it learns from the principal leaf (``Step.leaf_*``)
@@ -111,12 +80,11 @@ class Rule(Protocol):
 
 
 class Algorithm:
-    """Base class of the linear rules: subclasses set ``name``, ``search_kind``,
-    ``needs_tree``, ``needs_leaf`` and implement :meth:`observe` and/or
-    :meth:`end_game`."""
+    """Base class of the linear rules: subclasses set ``name`` (their row of
+    :data:`~treestrap.learn.rules.RULES`), ``needs_tree``, ``needs_leaf`` and implement
+    :meth:`observe` and/or :meth:`end_game`."""
 
     name = "base"
-    search_kind = ALPHABETA
     needs_tree = False
     needs_leaf = False
     needs_root_gradient = True
@@ -126,6 +94,11 @@ class Algorithm:
         self.hyper = hyper
         self.stats = UpdateStats()
         self.optimizer = make_optimizer(hyper.optimizer, model.weights.shape[0], hyper.step_size)
+
+    @property
+    def search_kind(self) -> str:
+        """The search it learns from (its row of the rule table)."""
+        return RULES_BY_NAME[self.name].search
 
     def apply(self, delta_theta: np.ndarray) -> None:
         if self.hyper.frozen:

@@ -21,8 +21,8 @@ import numpy as np
 
 from treestrap.core.jit import njit
 from treestrap.evaluation.network import activate
+from treestrap.evaluation.torch_network import copy_network_order, network_order, twin_shape
 from treestrap.learn.objectives_network import bounded_gradient, bounded_loss
-from treestrap.learn.torch_network import copy_network_order, network_order, twin_shape
 
 
 @njit(inline="always")
@@ -205,7 +205,7 @@ def compiled_steps(
     model: Any, optimizer: Any, replay: Any, m: int, objective: str, steps: int, rng: Any
 ) -> list[float]:
     """``steps`` calls of :func:`~treestrap.learn.replay.minibatch_step` on a
-    :func:`~treestrap.learn.torch_network.torch_network` model with its torch SGD
+    :func:`~treestrap.evaluation.torch_network.torch_network` model with its torch SGD
     optimizer, compiled; returns each step's mean mini-batch loss before the step."""
     import torch
 

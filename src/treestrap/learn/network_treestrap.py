@@ -13,15 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.learn.base import ALPHABETA, MINIMAX, Step, UpdateStats
-from treestrap.learn.names import NETWORK_ALGORITHM
+from treestrap.learn.base import Step, UpdateStats
 from treestrap.learn.optimizer import Optimizer
 from treestrap.learn.replay import ReplayTrainer, ReplayTrainerState
+from treestrap.learn.rules import NETWORK_ALGORITHM, RULES_BY_NAME
 from treestrap.search.value import VALUE_CLIP
-
-#: Algorithm 7's default step (learning rate of the mini-batch SGD), as Serban's
-#: supervised starting points were trained with; ``--step-size`` replaces it.
-NETWORK_STEP_SIZE = 0.01
 
 
 class ReplayAlgorithm:
@@ -35,7 +31,8 @@ class ReplayAlgorithm:
 
     def __init__(self, trainer: ReplayTrainer, seed: int, name: str = NETWORK_ALGORITHM) -> None:
         self.name = name
-        self.search_kind = ALPHABETA if name == "treestrap-ab" else MINIMAX
+        #: the search it learns from: its rule's row of the rule table
+        self.search_kind = RULES_BY_NAME[name].search
         self.trainer = trainer
         self.seed = seed
         self.stats = UpdateStats()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treestrap.learn.names import OPTIMIZERS
+from treestrap.learn.linear_hyper import OPTIMIZERS
 
 #: Adam's moment decays (Kingma and Ba's defaults).
 ADAM_BETA1 = 0.9

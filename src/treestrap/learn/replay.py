@@ -34,7 +34,7 @@ by a flip), and the objective sees ``z = offset + z_net``, so the network learns
 the linear part leaves over. Plain networks have offset 0.
 
 Games. The inputs, the side-to-move input and the symmetry are a
-:class:`~treestrap.learn.replay_inputs.ReplayInputs` (chess's by default; Connect
+:class:`~treestrap.games.network_inputs.ReplayInputs` (chess's by default; Connect
 Four's mirror keeps the players, so a mirrored sample keeps ``V`` and its bounds).
 
 Resuming. :meth:`ReplayTrainer.state` gives the replay ring (inputs bit-packed), the
@@ -56,10 +56,11 @@ from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.model import LINEAR_PART_INPUT, Evaluator
 from treestrap.evaluation.network_weights import update_network_evaluator
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, white_win_probability
+from treestrap.evaluation.torch_network import twin_shape
+from treestrap.games.network_inputs import CHESS_INPUTS, ReplayInputs
 from treestrap.learn.compiled_step import compiled_steps
 from treestrap.learn.optimizer import Optimizer, decay_factor
-from treestrap.learn.replay_inputs import CHESS_INPUTS, ReplayInputs
-from treestrap.learn.torch_network import twin_shape
+from treestrap.learn.replay_hyper import ReplayHyper
 from treestrap.search.tree import TERMINAL, SearchTree, tree_size
 
 
@@ -334,35 +335,6 @@ def minibatch_step(
     return float(bounded_loss(objective, z_np, lower, upper).mean())
 
 
-@dataclass
-class ReplayHyper:
-    """Algorithm 7's settings (Serban 2014, chapter 7)."""
-
-    #: Positions kept (each search adds ``2 * nodes``: every node and its flip).
-    capacity: int = 100_000
-    #: Mini-batch size M.
-    batch: int = 64
-    #: Tree nodes K added per search, by increasing depth.
-    nodes: int = 500
-    #: Mini-batch steps after each search.
-    steps: int = 1
-    objective: str = "soft-ce"
-    lr: float = 0.01
-    #: Nesterov momentum (0 = plain SGD).
-    momentum: float = 0.9
-    #: L2 weight decay of the SGD (0 = none).
-    weight_decay: float = 0.0
-    #: games after which ``lr`` has halved (``tau / (tau + games)``); 0 = fixed
-    step_decay: float = 0.0
-    seed: int = 0
-    #: Samples are the nodes' principal quiescence leaves (``--node-value quiescence``).
-    leaves: bool = False
-    #: Games between copies of the network into the searches (``--teacher-every``):
-    #: 0 copies it after every search; G > 0 keeps the searches' copy frozen for G
-    #: games, a target network against the drift of bootstrapped targets.
-    teacher_every: int = 0
-
-
 class ReplayTrainer:
     """The learning half of Algorithm 7 around a torch model and the compiled network
     evaluator the searches use: after each search, :meth:`learn_from_tree` adds the
@@ -399,14 +371,14 @@ class ReplayTrainer:
         self.evaluator = evaluator
         self.parameters_of = parameters_of
         self.write = write
-        self.replay = ReplaySet(h.capacity, layout)
+        self.replay = ReplaySet(h.replay_size, layout)
         self.rng = np.random.default_rng(h.seed)
         #: the parameters the searches' evaluator holds (the frozen teacher's when
         #: ``teacher_every`` > 0), saved with the run so that a resume searches with them
         self.search_parameters = np.zeros(0)
         self.optimizer = torch.optim.SGD(
             model.parameters(),  # type: ignore[attr-defined]
-            lr=h.lr,
+            lr=h.step_size,
             momentum=h.momentum,
             nesterov=h.momentum > 0,
             weight_decay=h.weight_decay,
@@ -420,7 +392,7 @@ class ReplayTrainer:
     def set_schedule(self, game: int) -> None:
         """The learning rate of game ``game`` (1-based): ``lr`` times the step schedule
         of the linear rules (:func:`~treestrap.learn.optimizer.decay_factor`)."""
-        lr = self.hyper.lr * decay_factor(game, self.hyper.step_decay)
+        lr = self.hyper.step_size * decay_factor(game, self.hyper.step_decay)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
@@ -444,7 +416,7 @@ class ReplayTrainer:
         """Add ``tree``'s first K nodes with their bounds, take the configured steps,
         sync; returns the mean mini-batch loss of the steps."""
         size = self.replay.layout.size
-        samples = hybrid_tree_samples(tree, self.hyper.nodes, self.hyper.leaves, size)
+        samples = hybrid_tree_samples(tree, self.hyper.tree_nodes, self.hyper.leaves, size)
         return self.learn_from_samples(*samples)
 
     def learn_from_samples(
@@ -461,14 +433,20 @@ class ReplayTrainer:
         self.replay.add(inputs, values, upper, linear)
         if self.compiled:
             losses = compiled_steps(
-                self.model, self.optimizer, self.replay, h.batch, h.objective, h.steps, self.rng
+                self.model,
+                self.optimizer,
+                self.replay,
+                h.batch_size,
+                h.loss,
+                h.replay_steps,
+                self.rng,
             )
         else:
             losses = [
                 minibatch_step(
-                    self.model, self.optimizer, self.replay, h.batch, h.objective, self.rng
+                    self.model, self.optimizer, self.replay, h.batch_size, h.loss, self.rng
                 )
-                for _ in range(h.steps)
+                for _ in range(h.replay_steps)
             ]
         if h.teacher_every == 0:
             self.sync()
@@ -549,7 +527,7 @@ class ReplayTrainerState(Optimizer):
     name = "replay"
 
     def __init__(self, trainer: ReplayTrainer) -> None:
-        super().__init__(0, trainer.hyper.lr)
+        super().__init__(0, trainer.hyper.step_size)
         self.trainer = trainer
 
     def state(self) -> dict[str, np.ndarray]:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from treestrap.learn.base import ALPHABETA, MINIMAX, Algorithm, Step
+from treestrap.learn.base import Algorithm, Step
 from treestrap.learn.targets import objective_deltas, sparse_step
 from treestrap.search.value import VALUE_CLIP
 
 
 class RootStrap(Algorithm):
     name = "rootstrap-ab"
-    search_kind = ALPHABETA
 
     def observe(self, step: Step) -> None:
         target = min(max(step.root_value, -VALUE_CLIP), VALUE_CLIP)
@@ -27,4 +26,3 @@ class RootStrap(Algorithm):
 
 class RootStrapMinimax(RootStrap):
     name = "rootstrap-mm"
-    search_kind = MINIMAX

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treestrap.learn.names import OBJECTIVES
+from treestrap.learn.shared_options import OBJECTIVES
 from treestrap.learn.temporal import BETA
 from treestrap.search.tree import NOISY, QUIESCENCE, TERMINAL, SearchTree
 from treestrap.search.value import VALUE_CLIP

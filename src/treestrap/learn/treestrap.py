@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from treestrap.learn.base import ALPHABETA, MINIMAX, Algorithm, Step
+from treestrap.learn.base import Algorithm, Step
 from treestrap.learn.targets import tree_delta
 
 
 class TreeStrapAlphaBeta(Algorithm):
     name = "treestrap-ab"
-    search_kind = ALPHABETA
     needs_tree = True
 
     def observe(self, step: Step) -> None:
@@ -28,7 +27,7 @@ class TreeStrapAlphaBeta(Algorithm):
             size,
             self.hyper.step_size,
             self.hyper.min_depth,
-            self.hyper.normalise,
+            self.hyper.normalise_step,
             self.hyper.objective,
             self.hyper.quiet_only,
             self.hyper.target_clip,
@@ -40,4 +39,3 @@ class TreeStrapAlphaBeta(Algorithm):
 
 class TreeStrapMinimax(TreeStrapAlphaBeta):
     name = "treestrap-mm"
-    search_kind = MINIMAX

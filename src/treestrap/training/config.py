@@ -13,35 +13,28 @@ from typing import Any, TypeVar
 
 from treestrap.evaluation.presets import RANDOM_SCALE
 from treestrap.games.registry import game_facts
-from treestrap.learn.names import (
-    ALGORITHM_NAMES,
-    NETWORK_ALGORITHM,
-    NETWORK_ALGORITHMS,
-    NETWORK_OBJECTIVES,
-    OBJECTIVES,
-)
+from treestrap.learn.linear_hyper import SEARCH_VALUE_CLIP
+from treestrap.learn.rules import ALGORITHM_NAMES, NETWORK_ALGORITHM, NETWORK_ALGORITHMS
+from treestrap.learn.shared_options import NETWORK_OBJECTIVES, OBJECTIVES
+from treestrap.option import LINEAR, Option, model_kind
 from treestrap.search.value import VALUE_CLIP
 from treestrap.training.options import (
-    LINEAR,
     NETWORK_DEFAULTS,
     NETWORK_OPTIONS,
     OPTIONS_BY_NAME,
-    SEARCH_VALUE_CLIP,
     TRAIN_OPTIONS,
     UNSAVED_OPTIONS,
-    TrainOption,
-    model_kind,
 )
 from treestrap.training.presets import PRESETS
 
 # The table cannot import these (numba); it writes them out, and they must agree.
-assert SEARCH_VALUE_CLIP == VALUE_CLIP, "training/options.py: SEARCH_VALUE_CLIP"
+assert SEARCH_VALUE_CLIP == VALUE_CLIP, "learn/linear_hyper.py: SEARCH_VALUE_CLIP"
 assert OPTIONS_BY_NAME["init_scale"].default == RANDOM_SCALE, "training/options.py: init_scale"
 
 C = TypeVar("C")
 
 
-def _field(option: TrainOption) -> Any:
+def _field(option: Option) -> Any:
     """The dataclass field of ``option``: a list default is copied for each config."""
     if isinstance(option.default, list):
         return dataclasses.field(default_factory=functools.partial(list, option.default))

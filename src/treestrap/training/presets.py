@@ -1,7 +1,7 @@
 """Training presets, kept free of heavy imports so the command line can list them
 instantly (``treestrap train --help``). Each sets options of
 :mod:`treestrap.training.options` by name; the values they use are in
-:mod:`treestrap.learn.names`."""
+:mod:`treestrap.learn.rules`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The search a learner learns from, one per search kind of its rule
-(:data:`~treestrap.learn.base.ALPHABETA`, :data:`~treestrap.learn.base.MINIMAX`): the
+(:data:`~treestrap.learn.rules.ALPHABETA`, :data:`~treestrap.learn.rules.MINIMAX`): the
 run's config becomes a :class:`~treestrap.games.contract.SearchPlan`, and the game
 (:mod:`treestrap.games`) makes the search. Each gives the search's result and the tree
 its rule reads (None for a rule that reads none).
@@ -10,8 +10,8 @@ from __future__ import annotations
 from treestrap.games.chess_game import WALK_TREE_NODES
 from treestrap.games.contract import ALPHABETA, MINIMAX, LearningSearch, SearchPlan
 from treestrap.games.registry import get_game
-from treestrap.learn.base import MINIMAX as MINIMAX_RULE
 from treestrap.learn.base import Rule
+from treestrap.learn.rules import MINIMAX as MINIMAX_RULE
 from treestrap.training.config import TrainConfig
 
 __all__ = ["MINIMAX_MAX_DEPTH", "WALK_TREE_NODES", "SearchSource", "learning_search"]

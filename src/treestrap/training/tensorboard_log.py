@@ -23,8 +23,8 @@ from typing import Any
 
 from treestrap.learn.optimizer import decay_factor
 from treestrap.learn.rule_config import rule_step_size
+from treestrap.option import LINEAR, model_kind
 from treestrap.training.config import TrainConfig
-from treestrap.training.options import LINEAR, model_kind
 
 INSTALL_HINT = (
     "--tensorboard needs the tensorboard package: pip install 'treestrap[tensorboard]' "

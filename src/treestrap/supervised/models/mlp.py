@@ -3,7 +3,7 @@
 
 tanh rather than the logistic function because it is anti-symmetric around zero, which
 Serban (3.2.1) and LeCun et al. found to train better. The layers are those of
-:func:`treestrap.learn.torch_network.mlp` (the network non-linear TreeStrap steps
+:func:`treestrap.evaluation.torch_network.mlp` (the network non-linear TreeStrap steps
 too); hidden layers start from :func:`~treestrap.supervised.models.layers.glorot_`,
 biases and the top layer from zero (3.2.3).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from treestrap.learn.torch_network import mlp
+from treestrap.evaluation.torch_network import mlp
 from treestrap.supervised.models.layers import CLASSES, glorot_, nn, torch, zero_
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from treestrap.distill.labels import label_cpu_seconds, label_settings
 from treestrap.evaluation.provenance import (
     chain_self_play_only,
     named_parent,
@@ -16,7 +17,6 @@ from treestrap.evaluation.provenance import (
     tool_record,
     weights_sha256,
 )
-from treestrap.learn.distill import label_cpu_seconds, label_settings
 
 TOOL = "treestrap distill fit"
 
