@@ -28,6 +28,7 @@ COMMANDS = (
     "dataset",
     "supervised",
     "distill",
+    "measure",
     "connect4",
 )
 

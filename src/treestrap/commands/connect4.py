@@ -1,5 +1,6 @@
-"""``treestrap connect4 measure`` and ``versus-perfect``: Connect Four players measured
-against perfect play.
+"""Connect Four's measurements against perfect play: ``treestrap measure --game connect4``
+(:func:`add_measure_arguments`, :func:`run_measure`; ``treestrap connect4 measure`` is its
+old spelling) and ``treestrap connect4 versus-perfect``.
 
 Only argparse at import time; the solver, searches and models load when it runs.
 """
@@ -29,14 +30,26 @@ def add_parser(sub: Any) -> None:
     actions = c4.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = actions.add_parser(
         "measure",
-        help="best-move share on solved positions, games against the exact solver",
-        description="For each player (a search over a model at each depth): the share of "
-        "the reference positions where its move is a best move and where it keeps the "
-        "game-theoretic result, with 95% intervals; and games against the exact solver "
-        "and weakened ones (a random move with probability P), each random opening "
-        "played with both colours. Prints a table; with --out writes measure.json and "
-        "measure.csv.",
+        help="the old spelling of treestrap measure --game connect4",
+        description=MEASURE_DESCRIPTION,
     )
+    add_measure_arguments(m)
+    m.set_defaults(func=run_old_measure)
+    add_versus_parser(actions)
+
+
+#: What ``treestrap measure --game connect4`` does.
+MEASURE_DESCRIPTION = (
+    "For each player (a search over a model at each depth): the share of the reference "
+    "positions where its move is a best move and where it keeps the game-theoretic "
+    "result, with 95% intervals; and games against the exact solver and weakened ones (a "
+    "random move with probability P), each random opening played with both colours. "
+    "Prints a table; with --out writes measure.json and measure.csv."
+)
+
+
+def add_measure_arguments(m: argparse.ArgumentParser) -> None:
+    """The arguments of Connect Four's measurement (``treestrap measure --game connect4``)."""
     m.add_argument(
         "players",
         nargs="+",
@@ -74,8 +87,6 @@ def add_parser(sub: Any) -> None:
     )
     m.add_argument("--out", metavar="DIR", help="write measure.json and measure.csv here")
     m.add_argument("--quiet", action="store_true", help="no progress bars")
-    m.set_defaults(func=run_measure)
-    add_versus_parser(actions)
 
 
 def add_versus_parser(actions: Any) -> None:
@@ -190,6 +201,14 @@ def _probabilities(text: str) -> list[float]:
 
 def run_measure(args: argparse.Namespace) -> int:
     return _error_line_on_bad_input(_measure, args)
+
+
+def run_old_measure(args: argparse.Namespace) -> int:
+    """``treestrap connect4 measure``: says the new spelling, then measures."""
+    print(
+        "note: treestrap connect4 measure is now treestrap measure --game connect4", file=sys.stderr
+    )
+    return run_measure(args)
 
 
 def _measure(args: argparse.Namespace) -> int:
