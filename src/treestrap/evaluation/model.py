@@ -155,6 +155,28 @@ def evaluate_hybrid(pos: Position, ev: Evaluator, network: float) -> float:
 
 
 @njit(inline="always")
+def lazy_estimate(pos: Position, ev: Evaluator) -> tuple[float, float]:
+    """A model's cheap estimate of its score, for searches that may take it for the whole
+    when it is far from their window (:func:`material_estimate`), and what of the exact
+    score it computed on the way, for :func:`evaluate_after_estimate` to reuse (NaN:
+    nothing). An estimate of NaN: the model offers none. The capability of any model: a
+    search asks this, never which model it holds."""
+    if is_meep_hybrid(ev):
+        network = network_score(pos, ev)
+        return hybrid_material(pos, ev) + network, network
+    return material_estimate(pos, ev), np.nan
+
+
+@njit(inline="always")
+def evaluate_after_estimate(pos: Position, ev: Evaluator, reused: float) -> float:
+    """:func:`evaluate`, the same float, reusing what :func:`lazy_estimate` computed
+    (a hybrid's network score; NaN: nothing)."""
+    if reused == reused:  # not NaN
+        return evaluate_hybrid(pos, ev, reused)
+    return evaluate(pos, ev)
+
+
+@njit(inline="always")
 def material_estimate(pos: Position, ev: Evaluator) -> float:
     """The material and piece-square part of a linear meep score (what a lazy search
     may take for the whole when it is far from the window); for a hybrid over meep,

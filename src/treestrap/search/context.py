@@ -14,7 +14,7 @@ import numpy as np
 from treestrap.core.jit import njit
 from treestrap.core.move import MAX_MOVES
 from treestrap.core.position import Position
-from treestrap.evaluation.model import Evaluator, evaluate_hybrid
+from treestrap.evaluation.model import Evaluator, evaluate_after_estimate
 from treestrap.search.value import MAX_PLY, clip_value, static_value
 
 # Slots of ``stats``.
@@ -136,13 +136,13 @@ def cached_static_value(pos: Position, ev: Evaluator, ctx: SearchContext, key: n
 
 
 @njit(inline="always")
-def cached_hybrid_value(
-    pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64, network: float
+def cached_value_after_estimate(
+    pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64, reused: float
 ) -> float:
-    """:func:`cached_static_value` of a hybrid network whose network score is known
-    already (a lazy stand pat computed it): the same value, without computing the
-    network's hidden layers twice."""
+    """:func:`cached_static_value`, reusing what a lazy estimate computed of it (a
+    hybrid's network score, :func:`~treestrap.evaluation.model.lazy_estimate`): the
+    same value, without computing a network's hidden layers twice."""
     hit, v = _cached_value(ctx, key)
     if hit:
         return v
-    return _cache_value(ctx, key, clip_value(evaluate_hybrid(pos, ev, network)))
+    return _cache_value(ctx, key, clip_value(evaluate_after_estimate(pos, ev, reused)))

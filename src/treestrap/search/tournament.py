@@ -35,17 +35,14 @@ from treestrap.core.position import ST_HALFMOVE, ST_SIDE, Position, current_key,
 from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import (
     Evaluator,
-    hybrid_material,
-    is_meep_hybrid,
-    material_estimate,
-    network_score,
+    lazy_estimate,
 )
 from treestrap.search.context import (
     REVISITS,
     STOPPED,
     SearchContext,
-    cached_hybrid_value,
     cached_static_value,
+    cached_value_after_estimate,
     count_node,
     count_revisit,
     searched_nodes,
@@ -140,16 +137,11 @@ def _stand_pat(
     threats, pawns, king safety; within a few hundred points) cannot bring it into the
     window: estimate - margin for a cut-off, estimate + margin for a fail low."""
     if margin > 0.0:
-        if is_meep_hybrid(ev):
-            # material_estimate's, with the network score kept for the exact value
-            network = network_score(pos, ev)
-            rough = hybrid_material(pos, ev) + network
+        rough, reused = lazy_estimate(pos, ev)  # NaN: the model offers no estimate
+        if rough == rough:
             if rough - margin >= beta:
                 return rough - margin
-            return cached_hybrid_value(pos, ev, ctx, key, network)
-        rough = material_estimate(pos, ev)
-        if rough - margin >= beta:
-            return rough - margin
+            return cached_value_after_estimate(pos, ev, ctx, key, reused)
     return cached_static_value(pos, ev, ctx, key)
 
 
