@@ -12,10 +12,11 @@ import numpy as np
 from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.move import move_to_uci
 from treestrap.core.movegen import generate_moves
-from treestrap.core.notation import STARTING_FEN, parse_fen
+from treestrap.core.notation import STARTING_FEN, parse_fen, parse_uci_move
 from treestrap.core.position import ST_SIDE, Position, copy_position, current_key
 from treestrap.core.status import STATUS_NAMES, game_status, new_move_buffer
 from treestrap.evaluation.feature_sets import get_feature_set
+from treestrap.evaluation.feature_sets.feature_set import dense_features
 from treestrap.evaluation.model import Evaluator, evaluate, evaluate_gradient
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.presets import hand_set_model, random_model
@@ -170,6 +171,7 @@ CHESS_GAME = Game(
     evaluate=evaluate,
     evaluate_gradient=evaluate_gradient,
     move_text=_move_text,
+    parse_move=parse_uci_move,
     no_move=0,  # the null move of core/move.py's encoding
     learning_search=chess_learning_search,
     feature_names=lambda feature_set: list(get_feature_set(feature_set).names),
@@ -178,5 +180,6 @@ CHESS_GAME = Game(
     random_network=_random_network,
     load_model=load_weights,
     network_inputs=CHESS_INPUTS,
+    network_input_row=lambda pos: dense_features(pos, get_feature_set("bitboard")),
     start_record=lambda opening: ChessRecord(opening.fen, opening.board(), opening.name),
 )

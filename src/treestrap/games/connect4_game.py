@@ -36,6 +36,7 @@ from treestrap.connect4.evaluator import (
     new_connect4_tree,
 )
 from treestrap.connect4.features import feature_names
+from treestrap.connect4.inputs import INPUT_NB, dense_inputs
 from treestrap.connect4.minimax import Connect4Minimax
 from treestrap.connect4.search import Connect4Search, SearchResult
 from treestrap.connect4.table import NO_MOVE
@@ -149,6 +150,21 @@ def _move_text(pos: Position, move: int) -> str:
     return str(int(move) + 1)
 
 
+def _parse_move(pos: Position, text: str) -> int:
+    """Column ``text`` (1-7) as a move (0-6), if it is legal here."""
+    buf = np.zeros(MAX_MOVES, dtype=np.int64)
+    legal = {int(m) for m in buf[: legal_moves(pos, buf)]}
+    if not (text.isdigit() and int(text) - 1 in legal):
+        raise ValueError(f"{text!r} is not a legal column here")
+    return int(text) - 1
+
+
+def _input_row(pos: Position) -> np.ndarray:
+    row = np.zeros(INPUT_NB)
+    dense_inputs(pos, row)
+    return row
+
+
 CONNECT4_GAME = Game(
     name=CONNECT4_FACTS.name,
     start_position=new_position,
@@ -163,6 +179,7 @@ CONNECT4_GAME = Game(
     evaluate=evaluate,
     evaluate_gradient=evaluate_gradient,
     move_text=_move_text,
+    parse_move=_parse_move,
     no_move=NO_MOVE,
     learning_search=connect4_learning_search,
     feature_names=lambda feature_set: feature_names(),
@@ -173,6 +190,7 @@ CONNECT4_GAME = Game(
     ),
     load_model=load_connect4_model,
     network_inputs=CONNECT4_INPUTS,
+    network_input_row=_input_row,
     start_record=lambda opening: LineRecord(new_position(), opening, _move_text, make_move),
     opening=random_opening,
 )

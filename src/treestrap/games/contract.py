@@ -80,6 +80,9 @@ class Game:
     evaluate_gradient: Callable[[Any, Any], tuple[float, int]]
     #: a move as the game writes it
     move_text: Callable[[Any, int], str]
+    #: the legal move of a position written ``text`` (the inverse of :attr:`move_text`;
+    #: ``ValueError`` for text that is no legal move there)
+    parse_move: Callable[[Any, str], int]
     #: a number that is no move of the game ("no reply predicted")
     no_move: int
     #: the search of a :class:`SearchPlan`
@@ -100,6 +103,9 @@ class Game:
     #: its networks' inputs as a replay set stores them, with the symmetry that doubles
     #: each sample (:class:`~treestrap.games.network_inputs.ReplayInputs`)
     network_inputs: Any
+    #: a position's network inputs as one dense float64 row (what a torch twin reads:
+    #: its output ``z`` is ``UNITS_PER_LOGIT * z`` for the first player)
+    network_input_row: Callable[[Any], np.ndarray]
     #: a training game's record (:class:`~treestrap.games.records.GameRecord`, its
     #: position included) from its opening: a book's line for a game whose runs play
     #: from a book (chess: ``play.openings.Opening``), else the moves of :attr:`opening`
