@@ -72,25 +72,6 @@ def add_parser(sub: Any) -> None:
     preset.set_defaults(func=run_preset)
 
 
-def _show_connect4(args: argparse.Namespace) -> int:
-    """A Connect Four file's report (no piece-square tables to plot)."""
-    from treestrap.evaluation.weight_file_format import WeightFileError
-    from treestrap.games.connect4_model import load_connect4_model
-    from treestrap.reports.connect4_weights import summarize_connect4
-
-    if args.plot:
-        print("error: --plot draws chess piece-square tables, not Connect Four", file=sys.stderr)
-        return 2
-    try:
-        model = load_connect4_model(args.file)
-        print(summarize_connect4(model, args.top, args.group))
-        print(_chain(model))
-    except (WeightFileError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def _chain(model: Any) -> str:
     """The file's provenance chain, each hash checked where it can be."""
     from treestrap.evaluation.provenance import stored_weights
@@ -113,33 +94,31 @@ def _shipped_file(name: str) -> str:
 
 def run_show(args: argparse.Namespace) -> int:
     from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
-    from treestrap.evaluation.weight_files import load_weights
-    from treestrap.reports.weights import plot_piece_square_tables, summarize
+    from treestrap.games.registry import DEFAULT_GAME, game_facts, get_game
 
     args.file = _shipped_file(args.file)
     try:
-        if "game" in read_weight_file(Path(args.file))[0]:  # another game's file
-            return _show_connect4(args)
-        model = load_weights(args.file)
-    except WeightFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    from treestrap.evaluation.network_weights import describe_network
-
-    if model.is_network:
-        print(describe_network(model))
+        facts = game_facts(read_weight_file(Path(args.file))[0].get("game", DEFAULT_GAME))
+        if args.plot and not facts.weights_plot:
+            raise ValueError(f"--plot draws chess piece-square tables, not {facts.title}")
+        model = get_game(facts.name).load_model(args.file)
+        print(_function(facts.weights_report)(model, args.top, args.group))
         print(_chain(model))
-        return 0
-    try:
-        print(summarize(model, top=args.top, group=args.group))
-        print(_chain(model))
-        if args.plot:
-            written = plot_piece_square_tables(model, args.plot, title=str(args.file))
+        if args.plot and not model.is_network:
+            written = _function(facts.weights_plot)(model, args.plot, title=str(args.file))
             print(f"\nwrote {written}")
-    except (ValueError, OSError) as exc:
+    except (WeightFileError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _function(reference: str) -> Any:
+    """The function a game's facts name as ``"module:function"``."""
+    from importlib import import_module
+
+    module, _, name = reference.partition(":")
+    return getattr(import_module(module), name)
 
 
 def run_preset(args: argparse.Namespace) -> int:

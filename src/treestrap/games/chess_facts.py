@@ -13,4 +13,6 @@ CHESS_FACTS = GameFacts(
     random_start_redrawn=True,
     opening_book=True,
     engine_tournament=True,
+    weights_report="treestrap.reports.weights:weights_report",
+    weights_plot="treestrap.reports.weights:plot_piece_square_tables",
 )

@@ -44,6 +44,7 @@ CONNECT4_FACTS = GameFacts(
     network_inputs="connect4",
     network_activations=("tanh",),
     hybrids=False,
+    weights_report="treestrap.reports.connect4_weights:summarize_connect4",
     games_file="games.txt",
     record_end="\n",
 )

@@ -64,6 +64,12 @@ class GameFacts:
     #: in-process engines, clocks, an opening book); otherwise fixed-depth players of the
     #: contract meet from seeded random openings (play/connect4/tournament.py)
     engine_tournament: bool = False
+    #: ``"module:function"`` of its weight files' report, ``(model, top, group) -> str``
+    #: (``treestrap weights show``; imported when asked for)
+    weights_report: str = ""
+    #: ``"module:function"`` drawing its linear weights, ``(model, path, title) -> path``
+    #: (``weights show --plot``), or "" for none
+    weights_plot: str = ""
 
     def problem(self, config: Any) -> str | None:
         """The first option of ``config`` that this game refuses, as a message."""

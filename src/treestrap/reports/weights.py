@@ -130,6 +130,15 @@ def _block_table(model: LinearModel, decimals: int) -> list[str]:
     return ["per block", fmt(heads), *(fmt(r) for r in rows)]
 
 
+def weights_report(model: Any, top: int = 25, group: str | None = None) -> str:
+    """A chess weight file's report: a network described, linear weights summarized."""
+    if model.is_network:
+        from treestrap.evaluation.network_weights import describe_network
+
+        return describe_network(model)
+    return summarize(model, top=top, group=group)
+
+
 def summarize(model: LinearModel, top: int = 25, group: str | None = None) -> str:
     """The text report: header and metadata, material (meep), the ``top`` weights of
     largest magnitude (only names starting with ``group`` if given), per-block stats.
