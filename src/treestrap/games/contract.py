@@ -44,6 +44,36 @@ class SearchPlan(NamedTuple):
     mark_noisy: bool = False
 
 
+class Model(Protocol):
+    """The one seam of every model kind of every game (linear weights, networks, hybrids):
+    what the searches, the rules, the run and its files ask of a model, never its class.
+
+    A linear model adds ``feature_names()`` (``--freeze`` picks from them); a network
+    adds ``sizes``, ``activation``, ``torch_twin()`` (a float64 torch module equal to it,
+    for fitting) and ``write_evaluator(ev, params)`` (new parameters into its compiled
+    view, in place). What a search may ask beyond the value (a cheap estimate for a lazy
+    stand pat) is the compiled view's own capability
+    (:func:`treestrap.evaluation.model.lazy_estimate`)."""
+
+    #: linear weights (learned in place by the linear rules) or a network (Algorithm 7)
+    is_network: bool
+    #: the ``--model`` value of its kind ("linear", "mlp:20", "crelu:256", "logreg")
+    spec: str
+    #: the feature set (a network's: its inputs) it reads
+    feature_set_name: str
+    #: flat parameters; a file's provenance and a run's state in ``metadata``
+    weights: np.ndarray
+    metadata: dict[str, Any]
+
+    def evaluator(self) -> Any:
+        """The compiled view the searches call (sharing or copying the weights)."""
+        ...
+
+    def save(self, path: Any) -> None:
+        """Write the model's weight file atomically."""
+        ...
+
+
 class LearningSearch(Protocol):
     """A search a rule learns from, with its own scratch space and table."""
 
@@ -87,19 +117,18 @@ class Game:
     no_move: int
     #: the search of a :class:`SearchPlan`
     learning_search: Callable[[SearchPlan], LearningSearch]
-    # Its models (each has ``is_network``, ``spec``, ``feature_set_name``, ``evaluator()``,
-    # ``save(path)``, ``metadata``; a linear one ``feature_names()``, a network ``sizes``).
+    # Its models (:class:`Model`).
     #: ``(feature_set)``: the names of a linear model's weights, in order (``ValueError``
     #: for a feature set the game does not have)
     feature_names: Callable[[str], list[str]]
     #: ``(feature_set, seed, scale)``: linear weights uniform in +-scale
-    random_model: Callable[[str, int, float], Any]
+    random_model: Callable[[str, int, float], Model]
     #: ``(feature_set)``: the hand-written evaluation as linear weights
-    hand_set_model: Callable[[str], Any]
+    hand_set_model: Callable[[str], Model]
     #: ``(sizes, activation, seed, scale)``: a network with random parameters
-    random_network: Callable[[list[int], str, int, float], Any]
+    random_network: Callable[[list[int], str, int, float], Model]
     #: a weight file of this game, linear or a network (``ValueError`` says what is wrong)
-    load_model: Callable[[Any], Any]
+    load_model: Callable[[Any], Model]
     #: its networks' inputs as a replay set stores them, with the symmetry that doubles
     #: each sample (:class:`~treestrap.games.network_inputs.ReplayInputs`)
     network_inputs: Any
