@@ -18,21 +18,22 @@ LAYERS: dict[str, int] = {
     "search": 2,
     # Connect Four's compiled game, solver and features: beside search, on core.jit only
     "connect4": 2,
-    "learn": 3,
-    # the game contract and each game's model: on search, connect4 and evaluation
+    # one registration per game (rules, models, inputs, records): on search, connect4 and
+    # evaluation; every layer above asks it and nothing in it asks them
     "games": 3,
-    "engine": 3,
-    "rating": 4,
-    "reports": 4,
+    "learn": 4,
+    "engine": 4,
+    "rating": 5,
+    "reports": 5,
     # distillation: labels from a teacher engine's searches, a network fitted to them
-    "distill": 4,
-    "play": 5,
-    "supervised": 6,
-    "training": 7,
-    "distributed": 8,
-    "reproduce": 9,
-    "commands": 10,
-    "cli": 11,
+    "distill": 5,
+    "play": 6,
+    "supervised": 7,
+    "training": 8,
+    "distributed": 9,
+    "reproduce": 10,
+    "commands": 11,
+    "cli": 12,
     # ``treestrap --version``'s version and commit: the standard library alone
     "version": 0,
     # what an option of a run is (the rules' and the run's tables): the standard library alone
