@@ -18,7 +18,7 @@ from treestrap.commands.arguments import (
     check_backend_arguments,
     int_at_least,
 )
-from treestrap.games.registry import game_facts
+from treestrap.games.registry import game_facts, game_names
 from treestrap.option import LINEAR, NETWORK, Option, model_kind
 from treestrap.training.options import (
     NETWORK_DEFAULTS,
@@ -187,7 +187,7 @@ def run_train(args: argparse.Namespace) -> int:
             if getattr(args, option.name) is not None
         }
         # The game's defaults first (Connect Four: its features, no chess tempo to freeze).
-        if "game" in overrides:
+        if overrides.get("game") in game_names():  # an unknown one: the config says so
             for field, value in game_facts(overrides["game"]).train_defaults.items():
                 overrides.setdefault(field, value)
         if network:  # what a network run is unless told otherwise (or its preset)

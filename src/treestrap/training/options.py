@@ -28,6 +28,9 @@ def _rule(*names: str) -> tuple[Option, ...]:
 
 
 #: Every option, in the order of ``TrainConfig``'s fields (and of ``config.json``).
+#: The built-in games, for messages (a test may register more).
+GAMES = ", ".join(game_names())
+
 TRAIN_OPTIONS: tuple[Option, ...] = (
     Option(
         "game",
@@ -38,12 +41,12 @@ TRAIN_OPTIONS: tuple[Option, ...] = (
         "bitboard inputs; self-play from seeded random openings). A chess "
         "run's config.json leaves it out (the file as it was before there were games).",
         flag="--game",
-        choices=game_names(),
-        help="chess (default) or connect4: self-play from random 2-4 ply openings, "
-        "linear weights over the Connect Four features or a --model network over its "
-        "bitboard inputs (docs/connect4.md)",
+        metavar="GAME",
+        help="a registered game: chess (default) or connect4 (self-play from random 2-4 "
+        "ply openings, linear weights over the Connect Four features or a --model "
+        "network over its bitboard inputs: docs/connect4.md)",
         # the table of games, read when the value is checked (a test registers its own)
-        check=Check(lambda v: v in game_names(), "unknown game {value!r}"),
+        check=Check(lambda v: v in game_names(), f"unknown game {{value!r}}: {GAMES}"),
     ),
     Option(
         "algorithm",
