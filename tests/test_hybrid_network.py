@@ -45,11 +45,11 @@ from treestrap.learn.replay import (
     tree_inputs,
 )
 from treestrap.learn.torch_network import random_network_parameters, torch_network
-from treestrap.search.context import new_context
+from treestrap.search.context import new_context, static_value
 from treestrap.search.quiescence import quiescence
 from treestrap.search.tournament import _stand_pat
 from treestrap.search.tree import TERMINAL, tree_size
-from treestrap.search.value import INFINITE, clip_value, static_value
+from treestrap.search.value import INFINITE, clip_value
 
 torch.set_num_threads(1)
 

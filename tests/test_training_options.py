@@ -30,8 +30,9 @@ from treestrap.evaluation.weight_files import load_weights
 from treestrap.learn.names import NETWORK_ALGORITHM, OBJECTIVES, OPTIMIZERS
 from treestrap.learn.optimizer import make_optimizer
 from treestrap.learn.targets import objective_deltas
-from treestrap.search.context import NODES, QNODES, new_context
+from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
+from treestrap.search.scratch import NODES, QNODES
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
 from treestrap.training.config import TrainConfig, apply_preset, network_config
