@@ -14,7 +14,8 @@ from profile_shadow import Shadow
 
 from treestrap.core.move import MAX_MOVES
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import EVAL_HITS, new_context
+from treestrap.search.context import new_context
+from treestrap.search.scratch import EVAL_HITS
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.training import TrainingOptions
 from treestrap.search.tt import TranspositionTable

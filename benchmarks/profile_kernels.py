@@ -42,7 +42,7 @@ from treestrap.evaluation.feature_sets.meep import (
     _pressure,
 )
 from treestrap.evaluation.model import Evaluator, evaluate_gradient, material_estimate
-from treestrap.search.context import SearchContext, cached_static_value
+from treestrap.search.context import SearchContext, cached_static_value, static_value
 from treestrap.search.exchange import exchange_at_least
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.quiescence import quiescence
@@ -50,7 +50,7 @@ from treestrap.search.quiet import is_quiet
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.training import TrainingOptions
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
-from treestrap.search.value import MAX_PLY, static_value
+from treestrap.search.value import MAX_PLY
 
 
 class Positions(NamedTuple):

@@ -70,7 +70,7 @@ from treestrap.core.notation import parse_fen
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.preset_names import LEARNED, PRESET_NAMES
 from treestrap.evaluation.presets import preset_model
-from treestrap.search.context import NODES
+from treestrap.search.scratch import NODES
 from treestrap.search.timeman import SearchLimits
 
 #: The search components that can be called twice without changing the tree (the stand

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.core.position import ST_PLY
-from treestrap.search.context import EVAL_HITS
+from treestrap.search.scratch import EVAL_HITS
 
 #: Keys kept before a position for the repetition test (more than the fifty-move rule's
 #: horizon, so every test sees the history it would in the search).

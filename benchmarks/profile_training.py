@@ -181,7 +181,7 @@ class Repeat:
     returns (CPU seconds of the part timed, what identifies the searches' trees)."""
 
     def __init__(self, counted: Phases, cfg: Any) -> None:
-        from treestrap.games.chess_game import WALK_TREE_NODES
+        from treestrap.games.learning_sources import WALK_TREE_NODES
         from treestrap.search.context import new_context
         from treestrap.search.training import TrainingOptions
         from treestrap.search.tree import new_tree
@@ -201,7 +201,8 @@ class Repeat:
         self.tree = new_tree(WALK_TREE_NODES)
 
     def _search(self, root: Root, kernel: Any) -> tuple[float, int]:
-        from treestrap.search.context import NODES, QNODES, reset_context
+        from treestrap.search.context import reset_context
+        from treestrap.search.scratch import NODES, QNODES
         from treestrap.search.tt import clear_tt
         from treestrap.search.value import INFINITE
 

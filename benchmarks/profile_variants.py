@@ -35,7 +35,7 @@ import numpy as np
 from treestrap.core.jit import JIT_FLAGS
 from treestrap.core.makemove import make_move, make_null_move, unmake_move, unmake_null_move
 from treestrap.core.position import ST_NB
-from treestrap.search.context import STATS_NB
+from treestrap.search.scratch import STATS_NB
 
 # The barriers write to spare slots: Position.st has ST_NB = 8 slots, the last unused;
 # TranspositionTable.meta[3] is unused; pick_next's context gets its seldepth slot

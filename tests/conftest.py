@@ -75,6 +75,8 @@ def require_binary(name: str) -> str:
 # would kill the whole pytest run, so tests that use a recursive kernel request this
 # fixture: it runs the kernels twice in child processes (the second run certainly loads
 # from the cache the first wrote) and fails the requesting test cleanly if a run crashed.
+# The search family's kernels (search/family.py: one copy per game of a plain function)
+# must load from that cache too, never compile again: the second run checks each one.
 _CACHE_PROBE = """
 from treestrap.core.notation import STARTING_FEN, parse_fen
 from treestrap.core.perft import divide, perft
@@ -94,6 +96,25 @@ assert MinimaxSearch(capacity=10000).search(pos, ev, 1).best_move != 0
 from treestrap.engine.engine import Engine
 from treestrap.search.timeman import SearchLimits
 assert Engine(ev).go(pos, SearchLimits(depth=4)).best_move is not None
+from treestrap.connect4 import search_kernels
+from treestrap.connect4.board import parse_moves
+from treestrap.connect4.evaluator import new_connect4_tree
+from treestrap.connect4.search import Connect4Minimax, Connect4Search, walk_tt as walk_c4
+from treestrap.games.connect4_model import hand_written_connect4_model
+ev4, pos4 = hand_written_connect4_model().evaluator(), parse_moves("4453")
+c4 = Connect4Search(tt_bits=12)
+assert c4.search(pos4, ev4, 4).best_move >= 0
+walk_c4(pos4, ev4, c4, new_connect4_tree(5000), 1)
+assert Connect4Minimax(5000, 2000).search_budget(pos4, ev4).best_move >= 0
+import sys
+from treestrap.search import alphabeta, chess_kernels, full_tree, walk
+from treestrap.search.family import instantiate
+if sys.argv[1:] == ["cached"]:
+    for game in (chess_kernels, search_kernels):
+        for family in (alphabeta.alphabeta, walk.walk, full_tree.minimax):
+            stats = instantiate(family, game).stats
+            name = f"{family.__name__} for {game.__name__}"
+            assert stats.cache_hits and not stats.cache_misses, f"{name} compiled again"
 print("probe ok")
 """
 
@@ -103,7 +124,7 @@ def _cache_probe_result(tmp_path_factory: pytest.TempPathFactory) -> str:
     env = {**os.environ, "TREESTRAP_CACHE_DIR": str(tmp_path_factory.mktemp("numba-cache"))}
     for run in (1, 2):
         proc = subprocess.run(
-            [sys.executable, "-c", _CACHE_PROBE],
+            [sys.executable, "-c", _CACHE_PROBE, *(["cached"] if run == 2 else [])],
             capture_output=True,
             text=True,
             cwd=REPO_ROOT,

@@ -22,7 +22,6 @@ from test_bad_inputs import check_one_error_line
 
 from treestrap.cli import main
 from treestrap.connect4.board import Position, copy_position
-from treestrap.connect4.value import VALUE_CLIP
 from treestrap.core.search_tree import SearchTree
 from treestrap.evaluation.presets import random_model
 from treestrap.games.connect4_game import CONNECT4_GAME, random_opening
@@ -36,6 +35,7 @@ from treestrap.learn.rule_config import make_rule
 from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.learn.targets import bounded_deltas, node_mask
 from treestrap.learn.temporal import squash
+from treestrap.search.value import VALUE_CLIP
 from treestrap.training.config import TrainConfig, game_config
 from treestrap.training.learner import Learner
 from treestrap.training.run import train

@@ -21,15 +21,18 @@ from treestrap.connect4.evaluator import evaluate, make_evaluator, new_connect4_
 from treestrap.connect4.features import SIZE  # noqa: E402
 from treestrap.connect4.hand_eval import hand_weights  # noqa: E402
 from treestrap.connect4.inputs import INPUT_NB, dense_inputs, mirror_inputs  # noqa: E402
-from treestrap.connect4.minimax import Connect4Minimax  # noqa: E402
 from treestrap.connect4.network import (  # noqa: E402
     POINTS_PER_LOGIT,
     network_buffer,
     parameter_count,
     write_parameters,
 )
-from treestrap.connect4.search import Connect4Search, SearchOptions  # noqa: E402
-from treestrap.connect4.walk import walk_tt  # noqa: E402
+from treestrap.connect4.search import (  # noqa: E402
+    Connect4Minimax,
+    Connect4Search,
+    SearchOptions,
+    walk_tt,
+)
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT  # noqa: E402
 from treestrap.evaluation.torch_network import torch_network  # noqa: E402
 from treestrap.games.connect4_game import CONNECT4_GAME, random_opening  # noqa: E402

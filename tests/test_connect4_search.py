@@ -28,11 +28,7 @@ from treestrap.connect4.board import (
 )
 from treestrap.connect4.evaluator import evaluate, new_connect4_tree
 from treestrap.connect4.features import dense_features
-from treestrap.connect4.minimax import Connect4Minimax
-from treestrap.connect4.search import Connect4Search, SearchOptions
-from treestrap.connect4.table import probe
-from treestrap.connect4.value import WIN, clip_value, value_to_node
-from treestrap.connect4.walk import walk_tt
+from treestrap.connect4.search import Connect4Minimax, Connect4Search, SearchOptions, walk_tt
 from treestrap.core.search_tree import TERMINAL, node_gradient, tree_size
 from treestrap.evaluation.presets import random_model
 from treestrap.evaluation.weight_file_format import WeightFileError
@@ -43,6 +39,9 @@ from treestrap.games.connect4_model import (
     load_connect4_model,
     random_connect4_model,
 )
+from treestrap.search.tt import tt_probe
+from treestrap.search.value import MATE as WIN
+from treestrap.search.value import clip_value, value_to_node
 
 REFERENCE = "connect4/solved-1000.txt"
 
@@ -141,7 +140,7 @@ def test_walk_records_each_reachable_entry_once() -> None:
             want, stack, pos = set(), [copy_position(root)], None
             while stack:
                 pos = stack.pop()
-                slot = probe(search.tt, np.uint64(position_key(pos)))
+                slot = tt_probe(search.tt, np.uint64(position_key(pos)))
                 key = int(position_key(pos))
                 if slot < 0 or search.tt.depth[slot] < min_depth or key in want:
                     continue
@@ -241,9 +240,7 @@ def test_the_search_kernels_run_from_a_fresh_cache(tmp_path) -> None:
     script = (
         "from treestrap.connect4.board import parse_moves\n"
         "from treestrap.connect4.evaluator import new_connect4_tree\n"
-        "from treestrap.connect4.minimax import Connect4Minimax\n"
-        "from treestrap.connect4.search import Connect4Search\n"
-        "from treestrap.connect4.walk import walk_tt\n"
+        "from treestrap.connect4.search import Connect4Minimax, Connect4Search, walk_tt\n"
         "from treestrap.core.search_tree import tree_size\n"
         "from treestrap.games.connect4_model import hand_written_connect4_model\n"
         "ev = hand_written_connect4_model().evaluator()\n"

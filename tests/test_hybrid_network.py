@@ -45,11 +45,11 @@ from treestrap.learn.replay import (
     minibatch_step,
     tree_inputs,
 )
-from treestrap.search.context import new_context
+from treestrap.search.context import new_context, static_value
 from treestrap.search.quiescence import quiescence
 from treestrap.search.tournament import _stand_pat
 from treestrap.search.tree import TERMINAL, tree_size
-from treestrap.search.value import INFINITE, clip_value, static_value
+from treestrap.search.value import INFINITE, clip_value
 
 torch.set_num_threads(1)
 

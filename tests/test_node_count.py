@@ -13,7 +13,8 @@ from treestrap.core.notation import parse_fen
 from treestrap.engine.bench import BENCH_FENS
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.presets import hand_set_model
-from treestrap.search.context import NODES, QNODES, REVISITS, new_context, reset_context
+from treestrap.search.context import new_context, reset_context
+from treestrap.search.scratch import NODES, QNODES, REVISITS
 from treestrap.search.timeman import SearchLimits
 from treestrap.search.tournament import NULL_WINDOW, EngineOptions, pvs
 from treestrap.search.tt import new_search, new_tt

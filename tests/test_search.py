@@ -14,8 +14,9 @@ from treestrap.core.position import in_check
 from treestrap.core.status import CHECKMATE, game_status, new_move_buffer
 from treestrap.evaluation.model import evaluate_gradient
 from treestrap.evaluation.presets import hand_set_model, random_model
-from treestrap.search.context import EVAL_HITS, new_context
+from treestrap.search.context import new_context
 from treestrap.search.minimax import MinimaxLimits, MinimaxSearch
+from treestrap.search.scratch import EVAL_HITS
 from treestrap.search.training import TrainingOptions, TrainingSearch
 from treestrap.search.tree import (
     BUDGET_LEAF,

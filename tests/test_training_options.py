@@ -33,8 +33,9 @@ from treestrap.learn.rules import NETWORK_ALGORITHM
 from treestrap.learn.shared_options import OBJECTIVES
 from treestrap.learn.targets import objective_deltas
 from treestrap.option import NETWORK
-from treestrap.search.context import NODES, QNODES, new_context
+from treestrap.search.context import new_context
 from treestrap.search.quiescence import quiescence
+from treestrap.search.scratch import NODES, QNODES
 from treestrap.search.training import TrainingSearch
 from treestrap.training.checkpoints import OPTIMIZER_FILE, PREVIOUS_OPTIMIZER_FILE
 from treestrap.training.config import TrainConfig, apply_preset, network_config

@@ -5,7 +5,7 @@ evaluation.
 The network's output ``z`` is for the first player (its inputs are colour-absolute, as
 Serban's chess inputs are white-relative); the value a search sees is
 ``POINTS_PER_LOGIT * z`` for the side to move (negated when the second player is to
-move), in the units of :mod:`treestrap.connect4.value` and clipped by the searches as
+move), in the units of :mod:`treestrap.search.value` and clipped by the searches as
 any heuristic value. ``POINTS_PER_LOGIT`` is chess's centipawns per logit, so the replay
 set's mapping from a search value to ``P(first player wins)`` is the same for both games.
 

@@ -30,15 +30,8 @@ from treestrap.core.move import move_to_uci
 from treestrap.core.notation import legal_moves
 from treestrap.core.position import MAX_HISTORY, ST_PLY, ST_SIDE, Position, copy_position
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import (
-    NODES,
-    QNODES,
-    REVISITS,
-    SELDEPTH,
-    STOPPED,
-    new_context,
-    reset_context,
-)
+from treestrap.search.context import new_context, reset_context
+from treestrap.search.scratch import NODES, QNODES, REVISITS, SELDEPTH, STOPPED
 from treestrap.search.timeman import SearchLimits, allocate
 from treestrap.search.tournament import EngineOptions, pvs
 from treestrap.search.tt import new_search, new_tt

@@ -29,19 +29,11 @@ from treestrap.connect4.board import (
     terminal_value,
     unmake_move,
 )
-from treestrap.connect4.evaluator import (
-    Connect4Evaluator,
-    evaluate,
-    evaluate_gradient,
-    new_connect4_tree,
-)
+from treestrap.connect4.evaluator import evaluate, evaluate_gradient, new_connect4_tree
 from treestrap.connect4.features import feature_names
 from treestrap.connect4.inputs import INPUT_NB, dense_inputs
-from treestrap.connect4.minimax import Connect4Minimax
-from treestrap.connect4.search import Connect4Search, SearchResult
-from treestrap.connect4.table import NO_MOVE
-from treestrap.connect4.walk import walk_tt
-from treestrap.core.search_tree import SearchTree
+from treestrap.connect4.search import Connect4Minimax, Connect4Search, walk_tt
+from treestrap.connect4.search_kernels import NO_MOVE
 from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import (
     hand_written_connect4_model,
@@ -50,64 +42,27 @@ from treestrap.games.connect4_model import (
 )
 from treestrap.games.connect4_network import random_connect4_network
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
+from treestrap.games.learning_sources import WALK_TREE_NODES, AlphaBetaSource, MinimaxSource
 from treestrap.games.line_record import LineRecord
 from treestrap.games.network_inputs import CONNECT4_INPUTS
 
-#: The fewest nodes an alpha-beta by node budget gets.
-MIN_NODE_BUDGET = 1000
-#: Nodes a table walk records: more than the entries of depth >= 1 of a training search.
-WALK_TREE_NODES = 1 << 16
 #: Plies of a random opening: at least, at most.
 OPENING_PLIES = (2, 4)
-
-
-class Connect4AlphaBetaSource:
-    """The training alpha-beta, to ``depth`` plies or else within the move's node
-    budget, and with ``walk`` its table walk: the entries of depth >= ``min_depth``
-    reachable from the root, with their bounds."""
-
-    def __init__(self, tt_bits: int, depth: int | None, min_depth: int, walk: bool) -> None:
-        self.alphabeta = Connect4Search(tt_bits=tt_bits)
-        self.depth = depth
-        self.min_depth = min_depth
-        self.walk_tree = new_connect4_tree(WALK_TREE_NODES) if walk else None
-
-    def search(
-        self, pos: Position, ev: Connect4Evaluator, node_budget: int | None
-    ) -> tuple[SearchResult, SearchTree | None]:
-        ab = self.alphabeta
-        if self.depth is not None:
-            result = ab.search(pos, ev, self.depth)
-        else:
-            result = ab.search_nodes(pos, ev, max(node_budget or 0, MIN_NODE_BUDGET))
-        if self.walk_tree is None:
-            return result, None
-        walk_tt(pos, ev, ab, self.walk_tree, self.min_depth)
-        return result, self.walk_tree
-
-
-class Connect4MinimaxSource:
-    """Full-tree minimax: iterative deepening within ``max_nodes`` tree nodes, to at
-    most ``max_depth`` plies."""
-
-    def __init__(self, max_nodes: int, max_depth: int) -> None:
-        # A search stops on the node after its budget: one more than the budget fits.
-        self.minimax = Connect4Minimax(capacity=max_nodes + 1, max_nodes=max_nodes)
-        self.max_depth = max_depth
-
-    def search(
-        self, pos: Position, ev: Connect4Evaluator, node_budget: int | None
-    ) -> tuple[SearchResult, SearchTree | None]:
-        result = self.minimax.search_budget(pos, ev, self.max_depth)
-        return result, self.minimax.tree
 
 
 def connect4_learning_search(plan: SearchPlan) -> LearningSearch:
     """The Connect Four search of ``plan`` (no quiescence: the chess-only fields of the
     plan do not apply)."""
     if plan.kind == MINIMAX:
-        return Connect4MinimaxSource(plan.minimax_nodes, plan.max_depth)
-    return Connect4AlphaBetaSource(plan.tt_bits, plan.depth, plan.min_depth, plan.walk)
+        # A search stops on the node after its budget: one more than the budget fits.
+        capacity = plan.minimax_nodes + 1
+        minimax = Connect4Minimax(capacity=capacity, max_nodes=plan.minimax_nodes)
+        return MinimaxSource(minimax, plan.max_depth)
+    alphabeta = Connect4Search(tt_bits=plan.tt_bits)
+    if not plan.walk:
+        return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth)
+    tree = new_connect4_tree(WALK_TREE_NODES)
+    return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth, tree, walk_tt)
 
 
 def _terminal(pos: Position, buffer: np.ndarray) -> tuple[float | None, str]:

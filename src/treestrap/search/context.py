@@ -1,4 +1,5 @@
-"""Per-search scratch: move lists, ordering tables, the principal variation, counters.
+"""A chess search's scratch: move lists, ordering tables, the principal variation,
+counters (:mod:`treestrap.search.scratch`), an evaluation cache and quiescence stacks.
 
 Preallocated once and reused; :func:`reset_context` makes every search start from the
 same state, so a search is a pure function of the position (with its history), the
@@ -14,20 +15,10 @@ import numpy as np
 from treestrap.core.jit import njit
 from treestrap.core.move import MAX_MOVES
 from treestrap.core.position import Position
-from treestrap.evaluation.model import Evaluator, evaluate_after_estimate
-from treestrap.search.value import MAX_PLY, clip_value, static_value
+from treestrap.evaluation.model import Evaluator, evaluate, evaluate_after_estimate
+from treestrap.search.scratch import EVAL_HITS, STATS_NB
+from treestrap.search.value import MAX_PLY, clip_value
 
-# Slots of ``stats``.
-NODES = 0  # main-search nodes (depth >= 1)
-QNODES = 1  # quiescence nodes
-STOPPED = 2  # 1 once a limit stopped the search
-SELDEPTH = 3  # deepest ply reached
-EVAL_HITS = 4  # static values read back from the evaluation cache
-#: Nodes of NODES + QNODES that Stockfish's rule (one node per move made) leaves out:
-#: the root of each search call, the position after a null move, and a move's child
-#: entered again by a re-search (LMR at full depth, PVS with the full window).
-REVISITS = 5
-STATS_NB = 6
 #: Slots of the evaluation cache (a power of two): 2**16 keys and values, 1 MiB.
 EVAL_CACHE_SLOTS = 1 << 15
 
@@ -74,36 +65,9 @@ def reset_context(ctx: SearchContext) -> None:
 
 
 @njit(inline="always")
-def update_pv(ctx: SearchContext, ply: int, move: int) -> None:
-    """The PV at ``ply`` becomes ``move`` followed by the child's PV."""
-    ctx.pv[ply, 0] = move
-    child_len = ctx.pv_len[ply + 1] if ply + 1 <= MAX_PLY else 0
-    for j in range(child_len):
-        ctx.pv[ply, j + 1] = ctx.pv[ply + 1, j]
-    ctx.pv_len[ply] = child_len + 1
-
-
-@njit(inline="always")
-def count_node(ctx: SearchContext, ply: int, quiescence: bool) -> None:
-    """Count a node of the main search or of quiescence, and the deepest ply reached."""
-    ctx.stats[QNODES if quiescence else NODES] += 1
-    if ply > ctx.stats[SELDEPTH]:
-        ctx.stats[SELDEPTH] = ply
-
-
-@njit(inline="always")
-def searched_nodes(ctx: SearchContext) -> int:
-    """Nodes so far, main search and quiescence together."""
-    return ctx.stats[NODES] + ctx.stats[QNODES]
-
-
-@njit(inline="always")
-def count_revisit(ctx: SearchContext, nodes_before: int) -> None:
-    """Count a call of the search that entered no new position by a move, given the
-    nodes before the call: a call stopped at its entry counted no node, so it counts no
-    revisit either."""
-    if searched_nodes(ctx) > nodes_before:
-        ctx.stats[REVISITS] += 1
+def static_value(pos: Position, ev: Evaluator) -> float:
+    """The heuristic value of ``pos`` for the side to move, clipped as searches use it."""
+    return clip_value(evaluate(pos, ev))
 
 
 @njit(inline="always")
@@ -126,7 +90,7 @@ def _cache_value(ctx: SearchContext, key: np.uint64, v: float) -> float:
 
 @njit(inline="always")
 def cached_static_value(pos: Position, ev: Evaluator, ctx: SearchContext, key: np.uint64) -> float:
-    """:func:`~treestrap.search.value.static_value` of ``pos`` (whose key is ``key``),
+    """:func:`static_value` of ``pos`` (whose key is ``key``),
     read back when this search has evaluated the position before: a static value
     depends on the position alone, so the tree searched is the same either way."""
     hit, v = _cached_value(ctx, key)

@@ -17,6 +17,9 @@ of H at the principal quiescence leaf l(s) (as TD-Leaf moves the principal leaf)
 (:func:`treestrap.search.training.alphabeta`) with a full window, written as a loop
 over an explicit stack: a recursive kernel may not call another recursive kernel
 (see :mod:`treestrap.core.jit`), and the table walk that calls this one is recursive.
+:func:`add_quiescence_node` records a node of that walk with Q(s) and the signed
+gradient of H at l(s); a node whose quiescence value is not H's (a mate or a draw
+inside the quiescence search) is flagged ``TERMINAL``.
 """
 
 from __future__ import annotations
@@ -27,11 +30,14 @@ from treestrap.core.jit import njit
 from treestrap.core.makemove import make_move, unmake_move
 from treestrap.core.movegen import generate_captures, generate_moves
 from treestrap.core.position import ST_HALFMOVE, Position, current_key, in_check
+from treestrap.core.search_tree import TERMINAL, SearchTree
 from treestrap.core.status import is_insufficient_material, is_repetition
 from treestrap.evaluation.model import Evaluator
-from treestrap.search.context import SearchContext, cached_static_value, update_pv
+from treestrap.search.context import SearchContext, cached_static_value, static_value
 from treestrap.search.ordering import pick_next, score_moves
-from treestrap.search.value import INFINITE, MAX_PLY, mated_in, static_value
+from treestrap.search.scratch import update_pv
+from treestrap.search.tree import add_node
+from treestrap.search.value import INFINITE, MAX_PLY, clip_value, mated_in
 
 #: Nodes one quiescence search may visit before the rest of its nodes stand pat: a
 #: safety valve (a typical middlegame node needs tens); it bounds the cost of a pathological
@@ -136,3 +142,72 @@ def quiescence(
                 alpha[ply] = v
             if v >= beta[ply]:
                 done = True
+
+
+#: Width of the null windows that test a quiescence value against a bound: any
+#: positive width decides the test; this one is a hundredth of a centipawn.
+NULL_WINDOW = 0.01
+
+
+@njit
+def add_quiescence_node(
+    tree: SearchTree,
+    pos: Position,
+    ev: Evaluator,
+    qctx: SearchContext,
+    parent: int,
+    move: int,
+    ply: int,
+    depth: int,
+    flags: int,
+    lower_bound: float,
+    upper_bound: float,
+    exact_leaves: bool,
+) -> int:
+    """Record ``pos`` with its quiescence value and its principal leaf's signed gradient;
+    returns the node index (-1 if the record is full).
+
+    Only a value outside the node's bounds moves the weights, so a null-window search
+    at the bound comes first (both bounds finite: a window just around them). Most nodes
+    end there, a cut node's stand pat usually reaching its lower bound at once: they are
+    recorded with their own features and a value within their bounds (their error is 0
+    whatever the gradient). The rest are searched again with the full window for their
+    exact value and principal leaf (every node with ``exact_leaves``)."""
+    inside = False
+    v = 0.0
+    if exact_leaves:
+        inside = False
+    elif lower_bound == -INFINITE and upper_bound == INFINITE:
+        inside = True
+    elif upper_bound == INFINITE:
+        v = quiescence(pos, ev, qctx, lower_bound - NULL_WINDOW, lower_bound)
+        inside = v >= lower_bound
+    elif lower_bound == -INFINITE:
+        v = quiescence(pos, ev, qctx, upper_bound, upper_bound + NULL_WINDOW)
+        inside = v <= upper_bound
+    else:
+        v = quiescence(pos, ev, qctx, lower_bound - NULL_WINDOW, upper_bound + NULL_WINDOW)
+        inside = lower_bound <= v <= upper_bound
+    if inside:
+        node, h = add_node(tree, pos, ev, parent, move, ply, depth, flags)
+        if node >= 0:
+            tree.static[node] = min(max(h, lower_bound), upper_bound)
+        return node
+    q = quiescence(pos, ev, qctx)
+    k = qctx.pv_len[0]
+    for j in range(k):
+        make_move(pos, np.int64(qctx.pv[0, j]))
+    node, h = add_node(tree, pos, ev, parent, move, ply, depth, flags)
+    for _ in range(k):
+        unmake_move(pos)
+    if node < 0:
+        return node
+    tree.key[node] = current_key(pos)
+    sign = 1.0 if k % 2 == 0 else -1.0
+    if sign < 0.0:
+        tree.static[node] = -h
+        for j in range(tree.feat_start[node], tree.feat_start[node + 1]):
+            tree.feat_val[j] = -tree.feat_val[j]
+    if q != sign * clip_value(h):
+        tree.flags[node] |= TERMINAL
+    return node

@@ -38,26 +38,23 @@ from treestrap.evaluation.model import (
     lazy_estimate,
 )
 from treestrap.search.context import (
-    REVISITS,
-    STOPPED,
     SearchContext,
     cached_static_value,
     cached_value_after_estimate,
+    static_value,
+)
+from treestrap.search.exchange import EXCHANGE_VALUE, exchange_at_least
+from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
+from treestrap.search.scratch import (
+    REVISITS,
+    STOPPED,
     count_node,
     count_revisit,
     searched_nodes,
     update_pv,
 )
-from treestrap.search.exchange import EXCHANGE_VALUE, exchange_at_least
-from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
 from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
-from treestrap.search.value import (
-    INFINITE,
-    MAX_PLY,
-    mate_in,
-    mated_in,
-    static_value,
-)
+from treestrap.search.value import INFINITE, MAX_PLY, mate_in, mated_in
 
 NULL_WINDOW = 0.01
 #: Null-move depth reduction: the usual R = 2, 3 from depth 7 on.

@@ -10,6 +10,10 @@ result replaces a different position, and so does any result once the slot's ent
 from an earlier search (``age``; the tournament engine keeps its table across moves
 and calls :func:`new_search`). Results for the same position at the same depth are
 intersected. The ``visit`` column is scratch for walks over the table.
+
+Game-neutral: a move is any int32, and the table keeps its game's number for "no
+move" (chess's null move 0; Connect Four's -1, column 0 being a move): a store of that
+number keeps the move the slot holds.
 """
 
 from __future__ import annotations
@@ -22,6 +26,12 @@ from treestrap.core.jit import njit
 from treestrap.search.value import INFINITE, value_from_node, value_to_node
 
 EMPTY_DEPTH = -1
+# Slots of ``meta``.
+STORES = 0
+VISIT_STAMP = 1
+GENERATION = 2
+FILLED = 3
+NO_MOVE = 4
 #: Default size: 2**18 slots (8 MiB) holds the main-search nodes of a training search
 #: of a few hundred thousand nodes, and clears in about a millisecond.
 DEFAULT_TT_BITS = 18
@@ -36,11 +46,11 @@ class TranspositionTable(NamedTuple):
     visit: np.ndarray  # int32[size] scratch for table walks
     age: np.ndarray  # int32[size] search generation that wrote the slot
     filled: np.ndarray  # int32[size] slots filled since the last clear, in order
-    meta: np.ndarray  # int64[4]: [stores, visit stamp, generation, slots filled]
+    meta: np.ndarray  # int64[5]: stores, visit stamp, generation, slots filled, no move
 
 
-def new_tt(bits: int = DEFAULT_TT_BITS) -> TranspositionTable:
-    """An empty table of ``2**bits`` slots."""
+def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
+    """An empty table of ``2**bits`` slots for a game whose "no move" is ``no_move``."""
     if not 4 <= bits <= 30:
         raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
     size = 1 << bits
@@ -49,12 +59,13 @@ def new_tt(bits: int = DEFAULT_TT_BITS) -> TranspositionTable:
         depth=np.full(size, EMPTY_DEPTH, dtype=np.int32),
         lower=np.full(size, -INFINITE),
         upper=np.full(size, INFINITE),
-        move=np.zeros(size, dtype=np.int32),
+        move=np.full(size, no_move, dtype=np.int32),
         visit=np.zeros(size, dtype=np.int32),
         age=np.zeros(size, dtype=np.int32),
         filled=np.zeros(size, dtype=np.int32),
-        meta=np.zeros(4, dtype=np.int64),
+        meta=np.zeros(5, dtype=np.int64),
     )
+    tt.meta[NO_MOVE] = no_move
     return tt
 
 
@@ -63,23 +74,24 @@ def clear_tt(tt: TranspositionTable) -> None:
     """Empty every slot. A training search fills a few thousand of its 2**18 slots, so
     only the slots filled since the last clear are reset when they are few: the same
     table as a full clear, without writing 8 MiB before every search."""
-    filled = tt.meta[3]
+    filled = tt.meta[FILLED]
+    no_move = tt.meta[NO_MOVE]
     if filled * 8 < tt.keys.shape[0]:
         for j in range(filled):
             i = tt.filled[j]
             tt.depth[i] = EMPTY_DEPTH
             tt.lower[i] = -INFINITE
             tt.upper[i] = INFINITE
-            tt.move[i] = 0
+            tt.move[i] = no_move
             tt.keys[i] = 0
     else:
         tt.depth[:] = EMPTY_DEPTH
         tt.lower[:] = -INFINITE
         tt.upper[:] = INFINITE
-        tt.move[:] = 0
+        tt.move[:] = no_move
         tt.keys[:] = 0
-    tt.meta[0] = 0
-    tt.meta[3] = 0
+    tt.meta[STORES] = 0
+    tt.meta[FILLED] = 0
 
 
 @njit(inline="always")
@@ -102,7 +114,7 @@ def tt_store(
 ) -> None:
     """Record bounds ``lower <= value <= upper`` of a depth-``depth`` search."""
     i = tt_slot(tt, key)
-    tt.meta[0] += 1
+    tt.meta[STORES] += 1
     if tt.depth[i] != EMPTY_DEPTH and tt.keys[i] == key:
         if depth < tt.depth[i]:
             return
@@ -111,19 +123,19 @@ def tt_store(
             new_upper = min(upper, tt.upper[i])
             if new_lower <= new_upper:  # the two searches agree: keep the intersection
                 lower, upper = new_lower, new_upper
-            if move == 0:
+            if move == tt.meta[NO_MOVE]:
                 move = tt.move[i]
-    elif tt.depth[i] != EMPTY_DEPTH and depth < tt.depth[i] and tt.age[i] == tt.meta[2]:
+    elif tt.depth[i] != EMPTY_DEPTH and depth < tt.depth[i] and tt.age[i] == tt.meta[GENERATION]:
         return
     if tt.depth[i] == EMPTY_DEPTH:
-        tt.filled[tt.meta[3]] = i  # each slot once: a filled slot never empties again
-        tt.meta[3] += 1
+        tt.filled[tt.meta[FILLED]] = i  # each slot once: a filled slot never empties again
+        tt.meta[FILLED] += 1
     tt.keys[i] = key
     tt.depth[i] = depth
     tt.lower[i] = lower
     tt.upper[i] = upper
     tt.move[i] = move
-    tt.age[i] = tt.meta[2]
+    tt.age[i] = tt.meta[GENERATION]
 
 
 @njit(inline="always")
@@ -167,7 +179,7 @@ def tt_store_result(
 
 def new_search(tt: TranspositionTable) -> None:
     """Start a new search generation: older entries stay usable but yield their slot."""
-    tt.meta[2] += 1
+    tt.meta[GENERATION] += 1
 
 
 def tt_usage(tt: TranspositionTable) -> int:

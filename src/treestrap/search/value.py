@@ -1,23 +1,27 @@
-"""Score units and conventions (Veness et al. 2009, section 5).
+"""Score units and conventions of every game's searches (Veness et al. 2009, section 5).
 
 Scores are floats from the side to move's point of view. Terminal positions score
--9999 (loss), 0 (draw), +9999 (win); a mate found ``ply`` plies from the root scores
-``MATE - ply`` (or ``-(MATE - ply)``) so shorter mates are preferred. Heuristic values
-are clipped to ``+-VALUE_CLIP`` inside searches, which keeps every mate score (at most
-``MAX_PLY`` plies deep) strictly outside the heuristic range.
+-9999 (loss), 0 (draw), +9999 (win); a mate (in Connect Four: a win) found ``ply``
+plies from the root scores ``MATE - ply`` (or ``-(MATE - ply)``) so shorter mates are
+preferred. Heuristic values are clipped to ``+-VALUE_CLIP`` inside searches, which
+keeps every mate score (at most ``MAX_PLY`` plies deep) strictly outside the heuristic
+range: one bound, ``MATE_BOUND``, tells them apart in every game.
+
+Game-neutral: the searches of :mod:`treestrap.search.family` and every game's kernels
+share these units (a chess position's static value is in
+:mod:`treestrap.search.context`).
 """
 
 from __future__ import annotations
 
 from treestrap.core.jit import njit
-from treestrap.core.position import Position
-from treestrap.evaluation.model import Evaluator, evaluate
 
 MATE = 9999.0
 DRAW = 0.0
 VALUE_CLIP = 9900.0
-#: Deepest ply any search reaches (main search, extensions and quiescence together).
-#: Kept below MATE - VALUE_CLIP = 99 so a mate score can never look like a heuristic one.
+#: Deepest ply any search reaches (chess's main search, extensions and quiescence
+#: together; a game of Connect Four lasts at most 42 plies). Kept below
+#: MATE - VALUE_CLIP = 99 so a mate score can never look like a heuristic one.
 MAX_PLY = 96
 #: Any score at least this large in magnitude is a mate score.
 MATE_BOUND = MATE - MAX_PLY
@@ -44,12 +48,6 @@ def clip_value(v: float) -> float:
     if v < -VALUE_CLIP:
         return -VALUE_CLIP
     return v
-
-
-@njit(inline="always")
-def static_value(pos: Position, ev: Evaluator) -> float:
-    """The heuristic value of ``pos`` for the side to move, clipped as searches use it."""
-    return clip_value(evaluate(pos, ev))
 
 
 @njit(inline="always")

@@ -7,8 +7,8 @@ its rule reads (None for a rule that reads none).
 
 from __future__ import annotations
 
-from treestrap.games.chess_game import WALK_TREE_NODES
 from treestrap.games.contract import ALPHABETA, MINIMAX, LearningSearch, SearchPlan
+from treestrap.games.learning_sources import WALK_TREE_NODES
 from treestrap.games.registry import get_game
 from treestrap.learn.base import Rule
 from treestrap.learn.rules import MINIMAX as MINIMAX_RULE
