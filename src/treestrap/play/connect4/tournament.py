@@ -29,7 +29,8 @@ from treestrap.play.connect4.game import Connect4Game, play_connect4_game, rando
 from treestrap.play.connect4.players import Player, make_player, parse_connect4_players
 from treestrap.play.errors import ERROR_FILE, PlayerFailed
 from treestrap.play.results_db import ResultsDB, StoredGame, now
-from treestrap.play.tournament import FORMATS, PGN_NAME, ROUND_ROBIN, TournamentResult
+from treestrap.play.schedule import FORMATS, ROUND_ROBIN
+from treestrap.play.tournament_store import PGN_NAME, TournamentResult
 from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import format_standings, standings
 
