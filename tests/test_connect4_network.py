@@ -41,10 +41,10 @@ from treestrap.games.connect4_network import (  # noqa: E402
     Connect4NetworkModel,
     random_connect4_network,
 )
+from treestrap.games.connect4_players import make_player, parse_connect4_player  # noqa: E402
 from treestrap.games.network_inputs import CONNECT4_INPUTS  # noqa: E402
 from treestrap.learn.objectives_network import bounded_gradient, bounded_loss  # noqa: E402
 from treestrap.learn.replay import ReplaySet, hybrid_tree_samples  # noqa: E402
-from treestrap.play.connect4.players import make_player, parse_connect4_player  # noqa: E402
 from treestrap.play.connect4.reference import load_reference  # noqa: E402
 from treestrap.training.config import network_config  # noqa: E402
 from treestrap.training.learner import Learner  # noqa: E402

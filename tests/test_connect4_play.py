@@ -1,5 +1,6 @@
 """Connect Four players, games, tournaments and the measurement against perfect play
-(``treestrap.play.connect4``, ``treestrap connect4 measure``, ``treestrap tournament
+(``treestrap.games.connect4_players``, ``treestrap.games.connect4_tournament``,
+``treestrap.play.connect4``, ``treestrap connect4 measure``, ``treestrap tournament
 --game connect4``, ``treestrap rate --game connect4``)."""
 
 from __future__ import annotations
@@ -13,26 +14,20 @@ import pytest
 from treestrap.cli import main
 from treestrap.connect4.board import NOT_TERMINAL, parse_moves, terminal_value
 from treestrap.connect4.solver import Solver
-from treestrap.play.connect4.game import (
-    DRAWN,
-    FIRST_WINS,
-    SECOND_WINS,
-    can_win_now,
-    play_connect4_game,
-    random_openings,
-)
-from treestrap.play.connect4.measure import (
-    Share,
-    games_against,
-    opening_results,
-    position_agreement,
-)
-from treestrap.play.connect4.players import (
+from treestrap.games.connect4_players import (
     PerfectPlayer,
     RandomPlayer,
     make_player,
     parse_connect4_player,
     parse_connect4_players,
+)
+from treestrap.games.connect4_tournament import can_win_now, random_openings
+from treestrap.play.connect4.game import DRAWN, FIRST_WINS, SECOND_WINS, play_connect4_game
+from treestrap.play.connect4.measure import (
+    Share,
+    games_against,
+    opening_results,
+    position_agreement,
 )
 from treestrap.play.connect4.reference import ReferencePosition, load_reference
 from treestrap.play.results_db import ResultsDB

@@ -21,7 +21,7 @@ from treestrap.connect4.board import (
     terminal_value,
 )
 from treestrap.connect4.solver import FULL_COLUMN, Solver
-from treestrap.play.connect4.players import RandomPlayer, make_player, parse_connect4_player
+from treestrap.games.connect4_players import RandomPlayer, make_player, parse_connect4_player
 from treestrap.play.connect4.reference import ReferencePosition, load_reference
 from treestrap.play.connect4.solved import DRAW, LOSE, WIN, SolvedPositions
 from treestrap.play.connect4.versus import (

@@ -23,7 +23,7 @@ import pytest
 from kill_checks import check_tournament, check_training_run
 
 from treestrap.cli import describe_os_error, main
-from treestrap.play import tournament as tournament_module
+from treestrap.play import tournament_store
 from treestrap.training import checkpoints as checkpoints_module
 from treestrap.training import files as files_module
 
@@ -222,7 +222,7 @@ def test_tournament_pgn_unwritable_then_resume(
         return fh
 
     with monkeypatch.context() as mp:
-        mp.setattr(tournament_module, "open", fake_open, raising=False)
+        mp.setattr(tournament_store, "open", fake_open, raising=False)
         assert main(["tournament", *TOURNAMENT, "--out", str(run)]) == 2
     err = capsys.readouterr().err
     assert _error_lines(err) == [f"error: cannot write {run / 'games.pgn'}: {os.strerror(code)}"]

@@ -97,7 +97,7 @@ def test_the_walk_sees_the_layers_and_the_model_classes() -> None:
     modules = _neutral_modules()
     assert len(modules) > 80
     assert SRC / "training" / "run.py" in modules
-    assert SRC / "play" / "connect4" / "tournament.py" not in modules
+    assert SRC / "play" / "connect4" / "measure.py" not in modules
     assert {"LinearModel", "NetworkModel", "Connect4Model", "Connect4NetworkModel"} <= (
         _model_classes()
     )

@@ -205,12 +205,12 @@ def test_a_player_that_raises_stops_the_tournament_with_its_traceback(
 def test_a_connect4_player_that_raises_stops_the_tournament(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from treestrap.play.connect4 import tournament as c4
+    from treestrap.play import contract_tournament
 
     def boom(*args: object) -> None:
         raise RuntimeError("column trouble")
 
-    monkeypatch.setattr(c4, "play_connect4_game", boom)
+    monkeypatch.setattr(contract_tournament, "play_contract_game", boom)
     out = tmp_path / "c4"
     argv = ["tournament", "--game", "connect4", "a=random", "b=random", "--out", str(out)]
     assert main([*argv, "--quiet"]) == 1

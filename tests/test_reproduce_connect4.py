@@ -14,12 +14,13 @@ import pytest
 
 from treestrap.cli import main
 from treestrap.games.connect4_model import load_connect4_model
+from treestrap.games.connect4_tournament import fixed_depth, weights_player
 from treestrap.rating.curve import DISPLAY_NAMES, UNTRAINED
 from treestrap.rating.results import load_results
 from treestrap.reproduce import veness2009_connect4 as c4
 from treestrap.reproduce.veness2009 import ALGORITHMS, PAPER_ELO
 from treestrap.training.config import TrainConfig, game_config
-from treestrap.training.curve import connect4_depth, curve_pool
+from treestrap.training.curve import curve_pool
 from treestrap.training.run import train
 
 TINY = c4.Connect4Budget(
@@ -90,7 +91,7 @@ def test_reproduce_writes_table_and_curve_then_resumes_without_redoing_work(
     def no_more(*args: object, **kwargs: object) -> None:
         raise AssertionError("work redone on resume")
 
-    monkeypatch.setattr("treestrap.play.connect4.tournament.play_connect4_game", no_more)
+    monkeypatch.setattr("treestrap.play.contract_tournament.play_contract_game", no_more)
     monkeypatch.setattr(c4, "position_agreement", no_more)
     assert run_cli(argv) == 0
     assert (out / "table.txt").read_text().split("\n\n", 1)[1] == table.split("\n\n", 1)[1]
@@ -111,10 +112,10 @@ def test_budgets_train_every_rule_alike_at_the_tournament_depth() -> None:
 
 
 def test_a_connect4_curve_plays_at_a_fixed_depth() -> None:
-    assert connect4_depth("depth=4") == 4
+    assert fixed_depth("depth=4") == 4
     for tc in ("60+1", "nodes=100", "depth=0", "depth=x"):
         with pytest.raises(ValueError, match="fixed depth"):
-            connect4_depth(tc)
+            fixed_depth(tc)
 
 
 def test_a_curve_pool_holds_one_game(tmp_path: Path) -> None:
@@ -127,7 +128,8 @@ def test_a_curve_pool_holds_one_game(tmp_path: Path) -> None:
     c4_b = run("b", game_config("connect4", algorithm="td-leaf", **tiny))
     pool = curve_pool([c4_a, c4_b], 1)
     assert pool.game == "connect4"
-    assert pool.player_specs(":depth=3") == [
+    specs = [weights_player(name, str(path), "depth=3") for name, path in pool.weight_files()]
+    assert specs == [
         f"{UNTRAINED}={c4_a / 'checkpoints' / 'game-000000.npz'}:depth=3",
         f"treestrap-ab@2={c4_a / 'checkpoints' / 'game-000002.npz'}:depth=3",
         f"td-leaf@2={c4_b / 'checkpoints' / 'game-000002.npz'}:depth=3",

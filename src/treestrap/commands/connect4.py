@@ -180,7 +180,7 @@ def _whole(text: str, what: str, low: int, high: int | None = None) -> int:
 
 
 def _depths(text: str) -> list[int]:
-    from treestrap.play.connect4.players import MAX_DEPTH
+    from treestrap.games.connect4_players import MAX_DEPTH
 
     depths = [_whole(d.strip(), "--depths: a depth", 1, MAX_DEPTH) for d in text.split(",")]
     return sorted(set(depths))
@@ -213,13 +213,7 @@ def run_old_measure(args: argparse.Namespace) -> int:
 
 def _measure(args: argparse.Namespace) -> int:
     from treestrap.connect4.solver import Solver
-    from treestrap.play.connect4.game import random_openings
-    from treestrap.play.connect4.measure import (
-        DEFAULT_OPENING_PLIES,
-        measure_player,
-        opening_results,
-    )
-    from treestrap.play.connect4.players import (
+    from treestrap.games.connect4_players import (
         HAND_SET,
         RANDOM_WEIGHTS,
         SEARCH,
@@ -227,9 +221,14 @@ def _measure(args: argparse.Namespace) -> int:
         parse_connect4_player,
         parse_connect4_players,
     )
+    from treestrap.games.connect4_tournament import MAX_OPENING_PLIES, random_openings
+    from treestrap.play.connect4.measure import (
+        DEFAULT_OPENING_PLIES,
+        measure_player,
+        opening_results,
+    )
     from treestrap.play.connect4.reference import load_reference
     from treestrap.play.connect4.report import format_table, write_reports
-    from treestrap.play.connect4.tournament import MAX_OPENING_PLIES
 
     depths = _depths(args.depths)
     ps = _probabilities(args.p)
@@ -293,7 +292,7 @@ def _versus(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from treestrap.connect4.board import NOT_TERMINAL, parse_moves, terminal_value
-    from treestrap.play.connect4.players import SEARCH, make_player, parse_connect4_players
+    from treestrap.games.connect4_players import SEARCH, make_player, parse_connect4_players
     from treestrap.play.connect4.solved import SolvedPositions, default_cache_path
     from treestrap.play.connect4.versus import (
         CachedPerfectPlayer,

@@ -140,7 +140,7 @@ def run_rate(args: argparse.Namespace) -> int:
 def _check_sources(game: str, sources: list[str]) -> None:
     """``ValueError`` for a tournament source that holds another game's games (PGN
     files are read as they are: their headers do not say the game)."""
-    from treestrap.play.connect4.tournament import stored_game_kind
+    from treestrap.play.tournament_store import stored_game_kind
 
     for source in sources:
         kind = stored_game_kind(source)

@@ -1,4 +1,6 @@
-"""``treestrap tournament``: a round robin or gauntlet between engines and weight files.
+"""``treestrap tournament``: a round robin or gauntlet between engines and weight files,
+or between a game's in-process players where the game's tournaments are not engine
+tournaments (:mod:`treestrap.play.contract_tournament`).
 
 Only argparse at import time: the tournament machinery (and numba, for in-process
 players) is imported when the command runs, so ``treestrap --help`` stays instant.
@@ -10,6 +12,7 @@ import argparse
 import contextlib
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,20 +110,20 @@ def add_parser(sub: Any) -> None:
         help="forfeit a move longer than this under depth/node limits (default 60)",
     )
     t.add_argument("--quiet", action="store_true", help="no progress bar or interim standings")
-    c4 = t.add_argument_group("Connect Four")
-    c4.add_argument(
+    own = t.add_argument_group("in-process players (games without engine tournaments)")
+    own.add_argument(
         "--game",
         choices=game_names(),
         default=DEFAULT_GAME,
         help="the game (default chess); connect4 players: perfect[:p=P], random, "
         "hand-set[:depth=N], random-weights[:seed=S][:depth=N], PATH.npz[:depth=N]",
     )
-    c4.add_argument(
+    own.add_argument(
         "--opening-plies",
         type=_count,
         metavar="N",
-        help="connect4: random plies before each game (default 4; 8 or more with a "
-        "perfect player: the solver takes minutes near the empty board)",
+        help="random plies before each game (the game's default: connect4 4; 8 or more "
+        "with a perfect player: the solver takes minutes near the empty board)",
     )
     add_backend_arguments(t, "the games")
     t.set_defaults(func=run_command)
@@ -188,19 +191,17 @@ def _games_runner(args: argparse.Namespace) -> contextlib.AbstractContextManager
     return games_run_by(ray_runner(args.address))
 
 
-def _is_fixed_depth(args: argparse.Namespace) -> bool:
-    """Whether the tournament is one of fixed-depth contract players (Connect Four's)
-    rather than of engines (chess's): by ``--game``, or by the stored one on resume."""
-    game = args.game
+def _tournament_game(args: argparse.Namespace) -> str:
+    """The game of the tournament: ``--game``, or the stored one on resume."""
     if args.resume:
-        from treestrap.play.connect4.tournament import stored_game_kind
+        from treestrap.play.tournament_store import stored_game_kind
 
-        game = stored_game_kind(args.resume) or game
-    return not game_facts(game).engine_tournament
+        return stored_game_kind(args.resume) or args.game
+    return str(args.game)
 
 
-#: Options of chess tournaments only, with their defaults (a changed one is refused).
-_CHESS_ONLY = {
+#: Options of engine tournaments only, with their defaults (a changed one is refused).
+_ENGINE_ONLY = {
     "openings": None,
     "tc": "depth=3",
     "sprt": None,
@@ -208,62 +209,62 @@ _CHESS_ONLY = {
     "resign_score": None,
     "draw_score": None,
     "backend": "local",
-    "workers": None,  # Connect Four games run one after another in this process
+    "workers": None,  # in-process players play one game after another in this process
 }
 
 
-def _connect4_config(args: argparse.Namespace) -> Any:
-    from treestrap.play.connect4.players import parse_connect4_players
-    from treestrap.play.connect4.tournament import (
-        DEFAULT_OPENING_PLIES,
-        Connect4TournamentConfig,
-        load_connect4_config,
+def _contract_config(args: argparse.Namespace, game: str) -> Any:
+    from treestrap.play.contract_tournament import (
+        ContractTournamentConfig,
+        load_contract_config,
+        tournament_play,
     )
 
-    for dest, default in _CHESS_ONLY.items():
+    play = tournament_play(game)
+    for dest, default in _ENGINE_ONLY.items():
         if getattr(args, dest) != default:
             option = "--" + dest.replace("_", "-")
-            hint = " (give a search player its depth: hand-set:depth=4)" if dest == "tc" else ""
-            raise ValueError(f"{option} is for chess tournaments, not --game connect4{hint}")
+            raise ValueError(
+                f"{option} is for engine tournaments, not --game {game} (its players: "
+                f"{play.player_forms})"
+            )
     if args.resume:
         if args.out or args.opening_plies:
             raise ValueError("--resume takes no --out and no --opening-plies")
-        config = load_connect4_config(args.resume)
-        _check_players(config.players, args, parse_connect4_players)
+        config = load_contract_config(args.resume)
+        _check_players(config.players, args, play.parse_players)
         return config
     if not args.out:
         raise ValueError("--out RUN_DIR is required (or --resume RUN_DIR)")
-    return Connect4TournamentConfig(
-        players=list(args.players),
+    return ContractTournamentConfig.of(
+        game,
+        list(args.players),
+        args.opening_plies,
         format=args.format,
         games_per_pair=args.games_per_pair,
-        opening_plies=args.opening_plies or DEFAULT_OPENING_PLIES,
         seed=args.seed,
     )
 
 
-def _run_connect4(args: argparse.Namespace) -> int:
-    """``--game connect4``: in-process players, one game after another."""
-    from treestrap.play.connect4.tournament import run_connect4_tournament
-    from treestrap.play.errors import TournamentStopped
+def _play_in_process(args: argparse.Namespace, game: str) -> Any:
+    """A game without engine tournaments: its in-process players, one game after
+    another."""
+    from treestrap.play.contract_tournament import run_contract_tournament
 
+    config = _contract_config(args, game)
     run_dir = args.resume or args.out
-    try:
-        config = _connect4_config(args)
-        result = run_connect4_tournament(
-            config, run_dir, resume=bool(args.resume), progress=not args.quiet
-        ).require_complete()
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except TournamentStopped as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
-        return 130
-    _print_summary(result, args.quiet, "; White moves first")
-    return 0
+    return run_contract_tournament(
+        config, run_dir, resume=bool(args.resume), progress=not args.quiet
+    )
+
+
+def _play_engines(args: argparse.Namespace) -> Any:
+    from treestrap.play.tournament import run_tournament
+
+    config = _config(args)
+    run_dir = args.resume or args.out
+    with _games_runner(args):
+        return run_tournament(config, run_dir, resume=bool(args.resume), progress=not args.quiet)
 
 
 def _print_summary(result: Any, quiet: bool, note: str = "") -> None:
@@ -284,26 +285,36 @@ def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some were given up or one of our
     in-process players raised, 2 for bad input, 130 when interrupted (the stored
     games stay; resume later)."""
-    from treestrap.play.errors import TournamentStopped
-    from treestrap.play.tournament import run_tournament
-    from treestrap.rating.results import DB_NAME
-
-    if _is_fixed_depth(args):
-        return _run_connect4(args)
-    if args.opening_plies is not None:
-        print("error: --opening-plies is for --game connect4", file=sys.stderr)
+    game = _tournament_game(args)
+    try:
+        engines = game_facts(game).engine_tournament
+    except ValueError as exc:  # a stored game this build does not know
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    run_dir = args.resume or args.out
+    if not engines:
+        return _run(args, lambda: _play_in_process(args, game), "; White moves first")
+    if args.opening_plies is not None:
+        print(
+            f"error: --opening-plies is not for --game {game}: its tournaments play from a book",
+            file=sys.stderr,
+        )
+        return 2
     problem = check_backend_arguments(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    return _run(args, lambda: _play_engines(args))
+
+
+def _run(args: argparse.Namespace, play: Callable[[], Any], note: str = "") -> int:
+    """Play the tournament, then print its summary; errors as one line (see
+    :func:`run_command`)."""
+    from treestrap.play.errors import TournamentStopped
+    from treestrap.rating.results import DB_NAME
+
+    run_dir = args.resume or args.out
     try:
-        config = _config(args)
-        with _games_runner(args):
-            result = run_tournament(
-                config, run_dir, resume=bool(args.resume), progress=not args.quiet
-            ).require_complete()
+        result = play().require_complete()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -320,7 +331,7 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: finish with treestrap tournament --resume {run_dir}", file=sys.stderr)
         return 130
-    _print_summary(result, args.quiet)
+    _print_summary(result, args.quiet, note)
     if result.sprt is not None:
         print(result.sprt.summary())
     return 0

@@ -1,5 +1,6 @@
 """Connect Four as a :class:`~treestrap.games.contract.Game`: the compiled game of
-:mod:`treestrap.connect4`, its searches for learning, and seeded random openings.
+:mod:`treestrap.connect4`, its searches for learning, seeded random openings, and its
+tournaments of in-process players (:mod:`treestrap.games.connect4_tournament`).
 
 Self-play at a fixed depth is deterministic, so every training game starts from a short
 random opening drawn from (seed, game number): 2 to 4 plies, each one a move after which
@@ -41,6 +42,7 @@ from treestrap.games.connect4_model import (
     random_connect4_model,
 )
 from treestrap.games.connect4_network import random_connect4_network
+from treestrap.games.connect4_tournament import CONNECT4_TOURNAMENT
 from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
 from treestrap.games.learning_sources import WALK_TREE_NODES, AlphaBetaSource, MinimaxSource
 from treestrap.games.line_record import LineRecord
@@ -148,4 +150,5 @@ CONNECT4_GAME = Game(
     network_input_row=_input_row,
     start_record=lambda opening: LineRecord(new_position(), opening, _move_text, make_move),
     opening=random_opening,
+    tournament_play=CONNECT4_TOURNAMENT,
 )

@@ -9,17 +9,21 @@ leaves the gradient's sparse pairs). A search returns its result (the fields of 
 ``SearchResult``: value, best_move, pv, depth, nodes, qnodes, seldepth, stopped) and the
 :class:`~treestrap.core.search_tree.SearchTree` the learning rules read (None for a rule
 that reads none).
+
+A game whose players meet in process (not as engines) fills :class:`TournamentPlay`:
+what :mod:`treestrap.play.contract_tournament` needs of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from treestrap.core.search_tree import SearchTree
+from treestrap.games.records import RecordTags
 
 ALPHABETA = "alphabeta"
 MINIMAX = "minimax"
@@ -82,6 +86,45 @@ class LearningSearch(Protocol):
     ) -> tuple[Any, SearchTree | None]: ...
 
 
+class MovePlayer(Protocol):
+    """Whoever moves in a game of in-process players: a move (the game's integer) for a
+    position it must not change. Made once, it is seeded before each game, so its
+    random choices repeat game by game while its tables stay warm."""
+
+    name: str
+
+    def new_game(self, seed: int) -> None: ...
+
+    def choose(self, pos: Any) -> int: ...
+
+
+@dataclass(frozen=True)
+class TournamentPlay:
+    """What a tournament of a game's in-process players takes from the game."""
+
+    #: ``(texts)``: the player specs, each with a unique ``name`` (``ValueError`` says
+    #: what is wrong, before any game: a missing weight file too); equal specs make
+    #: equal players
+    parse_players: Callable[[list[str]], list[Any]]
+    #: ``(specs)``: the players of one tournament, made once (they may share a table)
+    make_players: Callable[[list[Any]], list[MovePlayer]]
+    #: ``(count, plies, seed)``: ``count`` openings of ``plies`` moves, the same for the
+    #: same seed, none of which decides the game
+    openings: Callable[[int, int, int], list[list[int]]]
+    #: ``(tags, opening, moves)``: a finished game as PGN, from its opening's moves and
+    #: the players' as the game writes them (``tags.number``: the opening's number)
+    record: Callable[[RecordTags, Sequence[str], Sequence[str]], str]
+    #: ``(name, path, tc)``: the spec of a player named ``name`` that searches with the
+    #: weight file ``path`` under a learning curve's limit ``tc`` (``ValueError`` for a
+    #: limit or a path its specs cannot take)
+    weights_player: Callable[[str, str, str], str]
+    #: its spec forms, for messages
+    player_forms: str = ""
+    #: plies of an opening unless the tournament says, and at most
+    opening_plies: int = 4
+    max_opening_plies: int = 30
+
+
 @dataclass(frozen=True)
 class Game:
     """One game, as plain functions over its positions (each game's module says how)."""
@@ -142,3 +185,6 @@ class Game:
     #: ``(seed, number)``: the moves of self-play game ``number``'s opening, for a game
     #: whose runs draw their own (None: its runs play from an opening book)
     opening: Callable[[int, int], list[int]] | None = None
+    #: how its in-process players meet in a tournament (None: its tournaments are engine
+    #: tournaments, :mod:`treestrap.play.tournament`)
+    tournament_play: TournamentPlay | None = None

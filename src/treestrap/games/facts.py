@@ -61,8 +61,9 @@ class GameFacts:
     #: from the game's own seeded openings)
     opening_book: bool = False
     #: whether its tournaments are engine tournaments (play/tournament.py: UCI and
-    #: in-process engines, clocks, an opening book); otherwise fixed-depth players of the
-    #: contract meet from seeded random openings (play/connect4/tournament.py)
+    #: in-process engines, clocks, an opening book); otherwise its contract's in-process
+    #: players meet from its seeded openings (``Game.tournament_play``,
+    #: play/contract_tournament.py)
     engine_tournament: bool = False
     #: ``"module:function"`` of its weight files' report, ``(model, top, group) -> str``
     #: (``treestrap weights show``; imported when asked for)

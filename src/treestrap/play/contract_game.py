@@ -4,9 +4,10 @@
 The loop asks the contract alone: the start position, the opening's moves made in turn,
 whose move it is, the legal moves (a player's choice is checked against them), and when
 and why the game is over. Results use the chess words (the first player is White):
-``1-0`` is a first-player win. Connect Four's tournaments and measurements play their
-games here (:mod:`treestrap.play.connect4.game`); chess in-process players can too,
-though chess tournaments run engines with clocks (:mod:`treestrap.play.game`).
+``1-0`` is a first-player win. Tournaments of in-process players play their games here
+(:mod:`treestrap.play.contract_tournament`), and so do Connect Four's measurements
+(:mod:`treestrap.play.connect4.game`); chess in-process players can too, though chess
+tournaments run engines with clocks (:mod:`treestrap.play.game`).
 """
 
 from __future__ import annotations
@@ -14,25 +15,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from treestrap.games.contract import Game
+from treestrap.games.contract import Game, MovePlayer
 
 FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 #: Why a game stopped at its length limit.
 LENGTH_LIMIT = "adjudicated draw: maximum length"
-
-
-class MovePlayer(Protocol):
-    """Whoever moves: a move (the game's integer) for a position it must not change."""
-
-    name: str
-
-    def new_game(self, seed: int) -> None: ...
-
-    def choose(self, pos: Any) -> int: ...
 
 
 @dataclass(frozen=True)

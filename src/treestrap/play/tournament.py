@@ -1,10 +1,10 @@
-"""Tournaments: a round robin or a gauntlet, each opening played with both colours.
+"""Engine tournaments: a round robin or a gauntlet, each opening played with both colours.
 
-The schedule is a pure function of the config: for each of ``games_per_pair / 2``
-openings (picked from the book with the seed), every pair plays it twice with colours
-reversed. A round robin pairs everyone; a gauntlet pairs the first player with each
-of the others. A game's id is its index in that schedule, so a resumed run plays
-exactly the ids missing from ``results.sqlite``.
+The schedule (:mod:`treestrap.play.schedule`) is a pure function of the config: for
+each of ``games_per_pair / 2`` openings (picked from the book with the seed), every pair
+plays it twice with colours reversed. A game's id is its index in that schedule, so a
+resumed run plays exactly the ids missing from ``results.sqlite``
+(:mod:`treestrap.play.tournament_store`).
 
 Games run in worker processes (:mod:`treestrap.play.gamepool`), or wherever the
 runner set by :func:`~treestrap.play.gamepool.games_run_by` plays them (Ray tasks);
@@ -25,36 +25,39 @@ resumed match counts its pairs from the stored games first.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import shlex
-import sqlite3
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
 
 from treestrap.play.adjudication import Adjudication
-from treestrap.play.errors import ERROR_FILE, IncompleteTournament, PlayerFailed
-from treestrap.play.forfeits import format_forfeits
+from treestrap.play.errors import ERROR_FILE, PlayerFailed
 from treestrap.play.game import GameRecord, GameRules, GameSetup
 from treestrap.play.gamepool import current_runner
 from treestrap.play.openings import load_openings, pick_openings
 from treestrap.play.players import PlayerSpec, parse_player, parse_players
 from treestrap.play.results_db import ResultsDB, StoredGame, now
+from treestrap.play.schedule import ROUND_ROBIN, check_schedule, schedule
 from treestrap.play.sessions import check_player
 from treestrap.play.sprt_match import MatchDecided, SprtWatch
 from treestrap.play.timecontrol import TimeControl, parse_time_control
+from treestrap.play.tournament_store import (
+    TournamentResult,
+    check_unused,
+    final_result,
+    open_run,
+    store_game,
+    stored_config,
+)
 from treestrap.rating.gsprt import parse_gsprt
 from treestrap.rating.results import DB_NAME
-from treestrap.rating.standings import Standing, format_standings, standings
+from treestrap.rating.standings import format_standings, standings
 
-ROUND_ROBIN, GAUNTLET = "round-robin", "gauntlet"
-FORMATS = (ROUND_ROBIN, GAUNTLET)
-PGN_NAME = "games.pgn"
 #: Standings are printed after every this many games (and at the end).
 STANDINGS_EVERY = 10
 
@@ -101,12 +104,7 @@ class TournamentConfig:
 
     def check(self) -> None:
         """``ValueError`` for a config that cannot make a tournament."""
-        if len(self.players) < 2:
-            raise ValueError("a tournament needs at least two players")
-        if self.format not in FORMATS:
-            raise ValueError(f"unknown format {self.format!r} (expected {' or '.join(FORMATS)})")
-        if self.games_per_pair < 2 or self.games_per_pair % 2:
-            raise ValueError(f"games per pair must be even and >= 2, got {self.games_per_pair}")
+        check_schedule(len(self.players), self.format, self.games_per_pair)
         if self.workers < 1:
             raise ValueError(f"workers must be >= 1, got {self.workers}")
         if self.max_plies < 1 or self.finish_plies < 1:
@@ -125,38 +123,6 @@ class TournamentConfig:
 
 def _tc(tc: str | TimeControl) -> TimeControl:
     return tc if isinstance(tc, TimeControl) else parse_time_control(tc)
-
-
-@dataclass
-class TournamentResult:
-    run_dir: Path
-    players: list[str]  # names, in the config's order
-    games: list[StoredGame]  # every stored game, by id
-    standings: list[Standing]
-    given_up: list[int] = field(default_factory=list)  # ids whose games could not be played
-    sprt: SprtWatch | None = None  # the test's final state, for a match under an SPRT
-    scheduled: int = 0  # games in the schedule (0: not known)
-
-    @property
-    def db_path(self) -> Path:
-        return self.run_dir / DB_NAME
-
-    def require_complete(self, remedy: str | None = None) -> TournamentResult:
-        """This result, if no game was given up; else ``IncompleteTournament``, whose
-        message ends with ``remedy`` (default: how ``--resume`` replays them)."""
-        if not self.given_up:
-            return self
-        scheduled = self.scheduled or len(self.games) + len(self.given_up)
-        hint = remedy or f"treestrap tournament --resume {self.run_dir} replays them"
-        raise IncompleteTournament(len(self.given_up), scheduled, f"in {self.run_dir}", hint)
-
-    def forfeits(self) -> str:
-        """``forfeits: N (REASON COUNT, ...)`` of the stored games."""
-        return format_forfeits(g.termination for g in self.games)
-
-    @property
-    def pgn_path(self) -> Path:
-        return self.run_dir / PGN_NAME
 
 
 @dataclass
@@ -182,19 +148,14 @@ def plan_tournament(config: TournamentConfig) -> TournamentPlan:
         move_timeout=config.move_timeout,
     )
     tc = _tc(config.tc)
-    n = len(players)
-    if config.format == ROUND_ROBIN:
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    else:
-        pairs = [(0, j) for j in range(1, n)]
     openings = pick_openings(
         load_openings(config.openings), config.games_per_pair // 2, config.seed
     )
     games = [
-        GameSetup(players[white], players[black], opening, tc, rules, config.event, str(number))
-        for number, opening in enumerate(openings, start=1)
-        for i, j in pairs
-        for white, black in ((i, j), (j, i))
+        GameSetup(
+            players[g.first], players[g.second], g.opening, tc, rules, config.event, str(g.round)
+        )
+        for g in schedule(config.format, len(players), openings)
     ]
     return TournamentPlan(players, finisher, games)
 
@@ -202,13 +163,7 @@ def plan_tournament(config: TournamentConfig) -> TournamentPlan:
 def load_config(run_dir: str | Path) -> TournamentConfig:
     """The config of the tournament stored in ``run_dir``; ``ValueError`` if there is
     none, or the database is not one this build reads."""
-    try:
-        with ResultsDB.open(run_dir) as db:
-            return TournamentConfig.from_json(db.config_json())
-    except FileNotFoundError:
-        raise ValueError(f"no tournament in {run_dir} ({DB_NAME} not found)") from None
-    except sqlite3.DatabaseError as exc:  # garbage or a damaged file: bad input
-        raise ValueError(f"{run_dir}: not a tournament database ({exc})") from None
+    return TournamentConfig.from_json(stored_config(run_dir))
 
 
 def _done_ids(
@@ -216,11 +171,7 @@ def _done_ids(
 ) -> set[int]:
     """Ids already played; checks that ``run_dir`` fits a new run or a resumed one."""
     if not resume:
-        if (run_dir / DB_NAME).exists():
-            raise ValueError(
-                f"{run_dir} already holds a tournament ({DB_NAME}): finish it with "
-                f"--resume {run_dir}, or choose another output directory"
-            )
+        check_unused(run_dir)
         return set()
     if _without_workers(load_config(run_dir)) != _without_workers(config):
         raise ValueError(
@@ -270,32 +221,6 @@ def _check_stored(stored: list[StoredGame], plan: TournamentPlan, run_dir: Path)
             )
 
 
-@contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """Re-raise an ``OSError`` of the block (a full disk names no file) naming ``path``."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.errno is None or exc.filename == str(path):
-            raise
-        raise OSError(exc.errno, exc.strerror, str(path)) from exc
-
-
-def _write_pgn(path: Path, games: list[StoredGame]) -> None:
-    """``games.pgn`` anew from the database, so it holds exactly the stored games (a
-    game a kill or a full disk kept from it, or tore, comes back on resume)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with _naming(path):
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                for game in sorted(games, key=lambda g: (g.finished_at, g.id)):
-                    fh.write(game.pgn + "\n\n")
-            tmp.replace(path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-
-
 def run_tournament(
     config: TournamentConfig,
     run_dir: str | Path,
@@ -322,22 +247,14 @@ def run_tournament(
         needed.append(plan.finisher)
     for spec in needed:
         check_player(spec)
-    with ResultsDB.open(run_dir) if resume else ResultsDB.create(run_dir, config.to_json()) as db:
-        _write_pgn(run_dir / PGN_NAME, db.games())
+    open_run(run_dir, config.to_json(), resume)
     (run_dir / ERROR_FILE).unlink(missing_ok=True)  # a failure before this run's is gone
     try:
         given_up = _play(config, plan, missing, run_dir, progress, watch)
     except PlayerFailed as exc:
         raise exc.saved_in(run_dir) from None
-    with ResultsDB.open(run_dir) as db:
-        games = db.games()
     names = [p.name for p in plan.players]
-    table = standings(names, ((g.white, g.black, g.result) for g in games))
-    result = TournamentResult(run_dir, names, games, table, given_up, watch, len(plan.games))
-    if progress:
-        tqdm.write(format_standings(table))
-        tqdm.write(result.forfeits())
-    return result
+    return final_result(run_dir, names, len(plan.games), progress, given_up, watch)
 
 
 def _sprt_watch(
@@ -387,16 +304,12 @@ def _play(
             record.pgn,
             now(),
         )
-        with ResultsDB.open(run_dir) as db:
-            db.add_game(game)
-            results = db.results() if show else []
-        # After the commit: the database is the record, and resuming rewrites the PGN
-        # from it, so a kill or a full disk here loses nothing.
-        with _naming(run_dir / PGN_NAME), open(run_dir / PGN_NAME, "a", encoding="utf-8") as fh:
-            fh.write(record.pgn + "\n\n")
+        store_game(run_dir, game)
         bar.set_postfix_str(f"{record.white}-{record.black} {record.result}", refresh=False)
         bar.update(1)
         if show:
+            with ResultsDB.open(run_dir) as db:
+                results = db.results()
             tqdm.write(format_standings(standings(names, results)))
         if watch is not None and watch.add(game_id, record.white, record.result) is not None:
             if progress:

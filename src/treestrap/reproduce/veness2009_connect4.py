@@ -114,7 +114,7 @@ def measure_final(
     in ``out/solved.json`` and reused while the weights, depth and positions are the
     same (a resumed run measures only what changed)."""
     from treestrap.games.connect4_model import hand_written_connect4_model, load_connect4_model
-    from treestrap.play.connect4.players import SearchPlayer
+    from treestrap.games.connect4_players import SearchPlayer
 
     path = out / SOLVED
     stored = read_json(path) if path.exists() else {}

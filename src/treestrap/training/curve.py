@@ -11,10 +11,11 @@ be resumed like any other; rating and plotting are cheap and redone every time. 
 tournament with games given up rates nothing: ``IncompleteTournament`` is raised before
 any table is written (running the same command again replays those games).
 
-Connect Four runs (``"game": "connect4"`` in their ``config.json``) meet in a Connect
-Four tournament (:mod:`treestrap.play.connect4.tournament`, search players at the
-depth of ``tc``, which must be ``depth=N``); the results are stored as chess's, so the
-rating and the plot are the same.
+Runs of a game whose tournaments are not engine tournaments (Connect Four's) meet in a
+tournament of its in-process players (:mod:`treestrap.play.contract_tournament`), each
+checkpoint a player the game makes for ``tc`` (Connect Four: a search at the depth of
+``depth=N``); the results are stored as an engine tournament's, so the rating and the
+plot are the same.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.games.registry import DEFAULT_GAME, game_facts, get_game
-from treestrap.play.connect4.tournament import (
-    Connect4TournamentConfig,
-    load_connect4_config,
-    run_connect4_tournament,
+from treestrap.play.contract_tournament import (
+    ContractTournamentConfig,
+    load_contract_config,
+    run_contract_tournament,
+    tournament_play,
 )
 from treestrap.play.forfeits import format_forfeits
 from treestrap.play.results_db import ResultsDB
@@ -135,12 +137,13 @@ class CurvePool:
     points: list[Checkpoint]
     game: str = DEFAULT_GAME
 
-    def player_specs(self, options: str = "") -> list[str]:
-        """``NAME=PATH`` of every player, each followed by ``options`` (Connect Four's
-        ``:depth=N``)."""
-        specs = [f"{UNTRAINED}={self.untrained}{options}"]
-        specs += [f"{c.name}={c.path}{options}" for c in self.points]
-        return specs
+    def weight_files(self) -> list[tuple[str, Path]]:
+        """``(name, weight file)`` of every player, the untrained start first."""
+        return [(UNTRAINED, self.untrained), *((c.name, c.path) for c in self.points)]
+
+    def player_specs(self) -> list[str]:
+        """``NAME=PATH`` of every player (an engine tournament's specs)."""
+        return [f"{name}={path}" for name, path in self.weight_files()]
 
 
 def curve_pool(run_dirs: list[str | Path], points_per_run: int) -> CurvePool:
@@ -214,7 +217,7 @@ def run_curve(
     if game_facts(pool.game).engine_tournament:
         _play_engines(pool, settings, tournament, progress)
     else:
-        _play_fixed_depth(pool, settings, tournament, progress)
+        _play_in_process(pool, settings, tournament, progress)
     points = [(c.name, c.label, c.games, c.cpu_seconds) for c in pool.points]
     result = rate_curve(load_results(tournament), points, settings.anchor_elo)
     notes = "".join(f"note: {note}\n" for note in result.notes)
@@ -268,35 +271,26 @@ def tournament_summary(out_dir: str | Path) -> str:
     return f"tournament: {len(terminations)} games; {format_forfeits(terminations)}"
 
 
-def connect4_depth(tc: str) -> int:
-    """The search depth of a Connect Four curve's ``tc`` (``depth=N``); ``ValueError``
-    for any other limit (its players are fixed-depth searches)."""
-    key, _, value = tc.partition("=")
-    if key != "depth" or not value.isdigit() or int(value) < 1:
-        raise ValueError(f"a Connect Four curve plays at a fixed depth (tc depth=N), not {tc!r}")
-    return int(value)
-
-
-def _play_fixed_depth(
+def _play_in_process(
     pool: CurvePool, settings: CurveSettings, tournament: Path, progress: bool
 ) -> None:
-    """The pool's round robin of fixed-depth players (Connect Four's), every player
-    searching ``tc``'s depth."""
-    depth = connect4_depth(settings.tc)
-    for path in [pool.untrained, *(c.path for c in pool.points)]:
-        if ":" in str(path):  # a player spec splits its options at ':'
-            raise ValueError(f"a Connect Four curve cannot name a weight file with ':': {path}")
-    config = Connect4TournamentConfig(
-        players=pool.player_specs(f":depth={depth}"),
+    """The pool's round robin of the game's in-process players, each checkpoint the
+    player the game makes of a weight file for ``tc``."""
+    play = tournament_play(pool.game)
+    specs = [
+        play.weights_player(name, str(path), settings.tc) for name, path in pool.weight_files()
+    ]
+    config = ContractTournamentConfig.of(
+        pool.game,
+        specs,
         games_per_pair=settings.games_per_pair,
         seed=settings.seed,
         event="treestrap curve",
     )
     resume = (tournament / "results.sqlite").exists()
-    if resume and load_connect4_config(tournament).to_json() != config.to_json():
+    if resume and load_contract_config(tournament).to_json() != config.to_json():
         raise ValueError(_CHANGED.format(tournament))
-    tournament.mkdir(parents=True, exist_ok=True)
-    result = run_connect4_tournament(config, tournament, resume=resume, progress=progress)
+    result = run_contract_tournament(config, tournament, resume=resume, progress=progress)
     result.require_complete(_replay(tournament))
 
 

@@ -1,4 +1,4 @@
-"""Connect Four games between in-process players: player specs and the players (the
-exact solver, its weakened versions, random moves, a search over a model), the game
-loop with random openings, tournaments stored as chess tournaments are, and the
-measurement against perfect play."""
+"""Connect Four's players measured against perfect play: the solved reference
+positions, the cached exact solver, games from random openings or from the empty board
+against it, and their reports. (Its player specs and tournaments are the game's own:
+:mod:`treestrap.games.connect4_players`, :mod:`treestrap.games.connect4_tournament`.)"""

@@ -24,8 +24,9 @@ from typing import Any
 from tqdm import tqdm
 
 from treestrap.connect4.board import parse_moves
+from treestrap.games.connect4_players import PerfectPlayer
+from treestrap.games.contract import MovePlayer
 from treestrap.play.connect4.game import FIRST_WINS, SECOND_WINS, play_connect4_game
-from treestrap.play.connect4.players import PerfectPlayer, Player
 from treestrap.play.connect4.reference import ReferencePosition
 from treestrap.rating.elo import Z95
 
@@ -68,7 +69,7 @@ class Share:
 
 
 def position_agreement(
-    player: Player, positions: Sequence[ReferencePosition], bar: Any = None
+    player: MovePlayer, positions: Sequence[ReferencePosition], bar: Any = None
 ) -> tuple[Share, Share]:
     """(best-move share, result-kept share) of ``player`` over ``positions``."""
     best = kept = 0
@@ -145,8 +146,8 @@ def opening_results(openings: Sequence[str], solver: Any) -> list[int]:
 
 
 def games_against(
-    player: Player,
-    opponent: Player,
+    player: MovePlayer,
+    opponent: MovePlayer,
     openings: Sequence[str],
     values: Sequence[int],
     seed: int,
@@ -200,7 +201,7 @@ class PlayerMeasure:
 
 
 def measure_player(
-    player: Player,
+    player: MovePlayer,
     spec: str,
     depth: int | None,
     positions: Sequence[ReferencePosition],

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from treestrap.connect4.board import ST_PLY, make_move, parse_moves, unmake_move
+from treestrap.games.contract import MovePlayer
 from treestrap.play.connect4.game import FIRST_WINS, SECOND_WINS, play_connect4_game
-from treestrap.play.connect4.players import Player
 from treestrap.play.connect4.solved import DRAW, LOSE, WIN, SolvedPositions
 
 RESULT_WORDS = {WIN: "win", DRAW: "draw", LOSE: "loss"}
@@ -139,7 +139,7 @@ def check_moves(moves: str, start_plies: int, mover_parity: int, solved: Any) ->
 
 
 def play_versus_perfect(
-    player: Player,
+    player: MovePlayer,
     perfect: CachedPerfectPlayer,
     start: str = "",
     player_first: bool = True,

@@ -10,12 +10,8 @@ from pathlib import Path
 from treestrap.play.forfeits import format_forfeits
 from treestrap.play.game import MAX_LENGTH
 from treestrap.play.results_db import ResultsDB
-from treestrap.play.tournament import (
-    GAUNTLET,
-    TournamentConfig,
-    plan_tournament,
-    run_tournament,
-)
+from treestrap.play.schedule import GAUNTLET
+from treestrap.play.tournament import TournamentConfig, plan_tournament, run_tournament
 from treestrap.rating.ratings import RatingOptions, fit_ratings_settled
 from treestrap.rating.results import GameResult, load_results
 from treestrap.reproduce.serban2014.budgets import RL_LOGREG, SL_LOGREG, Budget

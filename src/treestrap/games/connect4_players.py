@@ -16,9 +16,11 @@ with ``:`` (``random-weights:seed=3:depth=2``). ``NAME=SPEC`` names a player; ot
 the name is made from the spec. Parsing checks files and loads weight files, so a typo
 or a chess weight file fails before any game starts.
 
-A player is made once per tournament or measurement and told :meth:`Player.new_game`
-with a seed before each game, so its random choices are repeatable game by game while
-the solver's table and the search's stay warm.
+A player (a :class:`~treestrap.games.contract.MovePlayer`) is made once per tournament
+or measurement and told ``new_game`` with a seed before each game, so its random
+choices are repeatable game by game while the solver's table and the search's stay
+warm. Connect Four's tournaments take these specs
+(:mod:`treestrap.games.connect4_tournament`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import random
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +39,7 @@ from treestrap.connect4.board import (
     copy_position,
     legal_moves,
 )
+from treestrap.games.contract import MovePlayer
 
 PERFECT, RANDOM, SEARCH = "perfect", "random", "search"
 HAND_SET, RANDOM_WEIGHTS = "hand-set", "random-weights"
@@ -44,7 +47,7 @@ HAND_SET, RANDOM_WEIGHTS = "hand-set", "random-weights"
 DEFAULT_DEPTH = 4
 MAX_DEPTH = 42
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
-_FORMS = (
+FORMS = (
     "perfect, perfect:p=P, random, hand-set[:depth=N], random-weights[:seed=S][:depth=N], "
     "PATH.npz[:depth=N], optionally as NAME=SPEC"
 )
@@ -129,7 +132,7 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         if base not in (HAND_SET, RANDOM_WEIGHTS):
             load_model(found)  # a missing file or a chess weight file fails now
         return found
-    raise ValueError(f"unknown Connect Four player {text!r} (expected {_FORMS})")
+    raise ValueError(f"unknown Connect Four player {text!r} (expected {FORMS})")
 
 
 def parse_connect4_players(texts: list[str]) -> list[Connect4PlayerSpec]:
@@ -169,16 +172,6 @@ def load_model(spec: Connect4PlayerSpec) -> Any:
         return models.load_connect4_model(spec.model)
     except (OSError, KeyError) as exc:
         raise ValueError(f"{spec.model}: not a Connect Four weight file ({exc})") from None
-
-
-class Player(Protocol):
-    """The seam between a game and whoever moves: a column for a position."""
-
-    name: str
-
-    def new_game(self, seed: int) -> None: ...
-
-    def choose(self, pos: Position) -> int: ...
 
 
 def _legal(pos: Position) -> list[int]:
@@ -247,7 +240,7 @@ class SearchPlayer:
         return int(result.best_move)
 
 
-def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> Player:
+def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:
     """The player of a spec; perfect players may share one ``solver`` (its table holds
     exact facts, whoever asked)."""
     if spec.kind == PERFECT:
@@ -255,3 +248,13 @@ def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> Player:
     if spec.kind == RANDOM:
         return RandomPlayer(spec.name)
     return SearchPlayer(spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH)
+
+
+def make_players(specs: list[Connect4PlayerSpec]) -> list[MovePlayer]:
+    """The players of one tournament, the perfect ones sharing one solver."""
+    solver = None
+    if any(spec.kind == PERFECT for spec in specs):
+        from treestrap.connect4.solver import Solver
+
+        solver = Solver()
+    return [make_player(spec, solver) for spec in specs]
