@@ -23,6 +23,7 @@ import pytest
 from kill_checks import check_tournament, check_training_run
 
 from treestrap.cli import describe_os_error, main
+from treestrap.evaluation.weights import LinearModel
 from treestrap.play import tournament_store
 from treestrap.training import checkpoints as checkpoints_module
 from treestrap.training import files as files_module
@@ -74,9 +75,9 @@ def _fail_appends(
 
 def _fail_weights(monkeypatch: pytest.MonkeyPatch, name: str, code: int) -> None:
     """Writing the weight file ``name`` (a checkpoint's or weights.npz) of game FAIL_AT
-    fails as ``save_weights`` fails: a full disk names no file, a read-only directory
+    fails as a model's ``save`` fails: a full disk names no file, a read-only directory
     names the temporary it could not create."""
-    real_save = checkpoints_module.save_weights
+    real_save = LinearModel.save
 
     def save(model: Any, path: Path) -> None:
         path = Path(path)
@@ -86,7 +87,7 @@ def _fail_weights(monkeypatch: pytest.MonkeyPatch, name: str, code: int) -> None
             raise OSError(code, os.strerror(code), str(path.parent / f".{path.name}.x1y2.tmp"))
         real_save(model, path)
 
-    monkeypatch.setattr(checkpoints_module, "save_weights", save)
+    monkeypatch.setattr(LinearModel, "save", save)
 
 
 def _fail_optimizer(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
