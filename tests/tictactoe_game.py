@@ -56,6 +56,18 @@ TICTACTOE_FACTS = GameFacts(
         RefusedOption("node_value", "static", "--node-value", "it has no quiescence search"),
         RefusedOption("linear_part", None, "--linear-part", "hybrids are chess networks"),
     ),
+    # Its errors are mostly won games (9999) against weights near 1, so the paper's
+    # steps barely move them: each factor is a power of ten that learned, without
+    # diverging, from 20 games at depth 2 (ten times treestrap-mm's diverged).
+    step_factors={
+        "td": 100.0,
+        "td-root": 1e6,
+        "td-leaf": 100.0,
+        "rootstrap-mm": 1000.0,
+        "rootstrap-ab": 1000.0,
+        "treestrap-mm": 10.0,
+        "treestrap-ab": 1000.0,
+    },
     network_inputs=NAME,
     network_activations=("tanh",),
     hybrids=False,
