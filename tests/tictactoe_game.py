@@ -145,6 +145,8 @@ def load_model(path: Any) -> LinearModel | NetworkModel:
         raise WeightFileError(f"{path}: not a tic-tac-toe weight file")
     sizes = meta.get("sizes", [])
     expected = SIZE if meta.get("model") == "linear" else _parameter_count(sizes)
+    if expected < 0:
+        raise WeightFileError(f"{path}: no tic-tac-toe model {meta.get('model')!r} of {sizes!r}")
     if weights.shape != (expected,) or not np.all(np.isfinite(weights)):
         raise WeightFileError(f"{path}: {weights.shape} weights, not {expected} finite ones")
     if meta.get("model") == "linear":
@@ -152,9 +154,12 @@ def load_model(path: Any) -> LinearModel | NetworkModel:
     return NetworkModel(sizes, weights, metadata)
 
 
-def _parameter_count(sizes: list[int]) -> int:
+def _parameter_count(sizes: Any) -> int:
+    """The parameters of a network of layer ``sizes``; -1 for sizes no network has."""
+    if not (isinstance(sizes, list) and sizes[-1:] == [1] and all(type(s) is int for s in sizes)):
+        return -1
     fan_in = [INPUT_NB, *sizes[:-1]]
-    return sum(a * b + b for a, b in zip(fan_in, sizes, strict=True)) if sizes else -1
+    return sum(a * b + b for a, b in zip(fan_in, sizes, strict=True))
 
 
 def random_model(feature_set: str, seed: int, scale: float) -> LinearModel:
@@ -282,7 +287,8 @@ class PerfectPlayer:
     """Exact minimax over the whole game (a few thousand positions, remembered)."""
 
     def __init__(self, name: str) -> None:
-        self.name, self.values, self.rng = name, {}, random.Random(0)
+        self.name, self.rng = name, random.Random(0)
+        self.values: dict[int, int] = {}
         self.buffer = np.zeros(CELLS, dtype=np.int64)
 
     def new_game(self, seed: int) -> None:
