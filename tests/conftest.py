@@ -19,6 +19,14 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from tictactoe_game import TICTACTOE_FACTS
+
+from treestrap.games.registry import register
+
+# Tic-tac-toe is a game of the test suite alone (tests/tictactoe_game.py), registered
+# before collection: every test over the registered games (the conformance suite) takes
+# it too.
+register(TICTACTOE_FACTS)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: The toy engines in tests/engines are programs the tests run, not test modules (a
