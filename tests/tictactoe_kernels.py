@@ -10,23 +10,23 @@ the ply. The key is the two masks mixed by a bijection, so no two positions shar
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+import sys
+from typing import NamedTuple
 
 import numpy as np
 
 from treestrap.core.jit import njit
-from treestrap.core.search_tree import TERMINAL, SearchTree, new_tree, record_node
-from treestrap.search.scratch import STATS_NB, STOPPED, reset_counters
-from treestrap.search.tt import tt_store
-from treestrap.search.value import MAX_PLY, clip_value, mated_in, value_to_node
+from treestrap.core.search_tree import SearchTree, new_tree, record_node
+from treestrap.search.plain_kernels import PlainContext, instantiate_plain, new_plain_context
+from treestrap.search.scratch import reset_counters
+from treestrap.search.value import MAX_PLY, mated_in
 
 CELLS = 9
 LINES = np.array([0o7, 0o70, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124], dtype=np.int64)
 #: ``terminal_value`` for the side to move, and while the game goes on.
 LOSS, DRAW, NOT_TERMINAL = -1, 0, 2
-#: What the search family reads: no move, no quiescence, the deepest search.
+#: What the search family reads: no move, the deepest search.
 NO_MOVE = -1
-HAS_QUIESCENCE = False
 MAX_DEPTH = CELLS
 reset_context = reset_counters
 
@@ -248,111 +248,21 @@ def new_record(capacity: int) -> SearchTree:
     return new_tree(capacity, MAX_ACTIVE, MAX_ACTIVE)
 
 
-# --- the search family's kernels: no quiescence, extensions, killers or history ------
+# --- the search family's kernels: a game without captures (search/plain_kernels.py) ---
+
+ordered_moves = legal_moves  # in cell order
 
 
-class Context(NamedTuple):
-    moves: np.ndarray  # int64[MAX_PLY + 1, CELLS]
-    pv: np.ndarray  # int32[MAX_PLY + 1, MAX_PLY + 1]
-    pv_len: np.ndarray  # int32[MAX_PLY + 1]
-    stats: np.ndarray  # int64[STATS_NB]
-
-
-def new_context() -> Context:
-    plies = MAX_PLY + 1
-    return Context(
-        np.zeros((plies, CELLS), dtype=np.int64),
-        np.zeros((plies, plies), dtype=np.int32),
-        np.zeros(plies, dtype=np.int32),
-        np.zeros(STATS_NB, dtype=np.int64),
-    )
+def new_context() -> PlainContext:
+    return new_plain_context(MAX_PLY, CELLS)
 
 
 @njit(inline="always")
-def _end_value(pos: Position, ply: int) -> tuple[bool, float]:
+def end_value(pos: Position, ply: int) -> tuple[bool, float]:
     t = terminal_value(pos)
     if t == NOT_TERMINAL:
         return False, 0.0
     return True, mated_in(ply) if t == LOSS else 0.0
 
 
-@njit(inline="always")
-def settled(pos: Position, ev: Evaluator, tt: Any, opts: Any, depth: int, ply: int) -> tuple:
-    """A finished game (stored in the table, exact: the walk reaches it) or the
-    horizon's clipped static value."""
-    over, v = _end_value(pos, ply)
-    if over:
-        if opts.use_tt and depth > 0:
-            node_value = value_to_node(v, ply)
-            tt_store(tt, position_key(pos), depth, node_value, node_value, NO_MOVE)
-        return True, v
-    if depth <= 0:
-        return True, clip_value(evaluate(pos, ev))
-    return False, 0.0
-
-
-@njit(inline="always")
-def expand(pos: Position, ctx: Context, ply: int) -> tuple:
-    return False, 0.0, legal_moves(pos, ctx.moves[ply])
-
-
-@njit(inline="always")
-def order(pos: Position, ctx: Context, ply: int, n: int, tt_move: int) -> None:
-    """The table's move first, the rest in cell order."""
-    moves = ctx.moves[ply]
-    for i in range(1, n):
-        if moves[i] == tt_move:
-            for j in range(i, 0, -1):
-                moves[j] = moves[j - 1]
-            moves[0] = tt_move
-            return
-
-
-@njit(inline="always")
-def next_move(ctx: Context, ply: int, i: int, n: int) -> int:
-    return ctx.moves[ply, i]
-
-
-@njit(inline="always")
-def quiescence_moves(
-    pos: Position, ev: Any, ctx: Any, key: Any, ply: int, alpha: float, beta: float
-) -> tuple:
-    return True, 0.0, alpha, 0  # never called: no quiescence
-
-
-@njit(inline="always")
-def extension(pos: Position, opts: Any) -> int:
-    return 0
-
-
-minimax_extension = extension
-
-
-@njit(inline="always")
-def credit_cutoff(pos: Position, ctx: Any, ply: int, m: int, depth: int, opts: Any) -> None:
-    return None
-
-
-@njit(inline="always")
-def walked_flags(pos: Position, ctx: Context, ply: int) -> tuple:
-    """A finished game is ``TERMINAL``, and the walk stops there."""
-    over = terminal_value(pos) != NOT_TERMINAL
-    return (TERMINAL if over else 0), over
-
-
-@njit(inline="always")
-def node_kind(pos: Position, ctx: Any, lim: Any, ply: int, quiet: bool) -> int:
-    return 0
-
-
-@njit(inline="always")
-def minimax_moves(
-    pos: Position, ctx: Any, lim: Any, depth: int, ply: int, quiet: bool, h: float, leaf_q: Any
-) -> tuple:
-    """A finished game (``TERMINAL``), a leaf's clipped static value, or the moves."""
-    over, value = _end_value(pos, ply)
-    if over:
-        return TERMINAL, value, -1
-    if depth <= 0 or ctx.stats[STOPPED]:
-        return 0, clip_value(h), -1
-    return 0, -np.inf, legal_moves(pos, ctx.moves[ply])
+instantiate_plain(sys.modules[__name__])

@@ -40,8 +40,9 @@ from treestrap.core.jit import njit
 _COMPILED: dict[tuple[Callable[..., Any], types.ModuleType], Any] = {}
 
 
-def instantiate(function: Callable[..., Any], game: types.ModuleType) -> Any:
-    """``function`` compiled for ``game`` (the same dispatcher on every call)."""
+def instantiate(function: Callable[..., Any], game: types.ModuleType, **flags: Any) -> Any:
+    """``function`` compiled for ``game`` (the same dispatcher on every call); ``flags``
+    for numba beside the project's (``inline="always"`` for a small kernel)."""
     known = _COMPILED.get((function, game))
     if known is not None:
         return known
@@ -52,7 +53,7 @@ def instantiate(function: Callable[..., Any], game: types.ModuleType) -> Any:
     )
     copy.__qualname__ = f"{function.__qualname__}__{game.__name__.replace('.', '_')}"
     copy.__doc__ = function.__doc__
-    compiled = njit(copy)
+    compiled = njit(**flags)(copy) if flags else njit(copy)
     namespace[function.__name__] = compiled  # its calls of itself reach the copy
     _COMPILED[(function, game)] = compiled
     return compiled
