@@ -252,19 +252,41 @@ def test_perft_matches_openspiel_counts(moves: str) -> None:
     assert format_moves(pos) == moves  # perft left the position as it found it
 
 
+def _treestrap_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {name for name in found if name.startswith("treestrap.")}
+
+
+#: What Connect Four may use of the layers below: the compile flags, the game-neutral
+#: search-tree record, and the game-neutral search family (its searches, table, score
+#: units, scratch and the kernels of a game without captures).
+GAME_NEUTRAL = {
+    "treestrap.core.jit",
+    "treestrap.core.compile_cache",  # where core/jit.py keeps the compiled kernels
+    "treestrap.core.search_tree",
+    *(
+        f"treestrap.search.{name}"
+        for name in (
+            "alphabeta", "family", "full_tree", "plain_kernels", "scratch", "tt", "value",
+            "walk",
+        )
+    ),
+}  # fmt: skip
+
+
 def test_connect4_imports_nothing_of_chess() -> None:
-    """Of the layers below, the package uses only the compile flags (``core/jit.py``)
-    and the game-neutral search-tree record (``core/search_tree.py``)."""
-    package = Path(__file__).resolve().parents[1] / "src" / "treestrap" / "connect4"
+    """Of the layers below, the package uses only what is game-neutral, and that imports
+    nothing of chess either."""
+    src = Path(__file__).resolve().parents[1] / "src"
     outside = set()
-    for path in package.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            for name in names:
-                if name.startswith("treestrap.") and not name.startswith("treestrap.connect4"):
-                    outside.add(name)
-    assert outside == {"treestrap.core.jit", "treestrap.core.search_tree"}
+    for path in (src / "treestrap" / "connect4").glob("*.py"):
+        outside |= {n for n in _treestrap_imports(path) if not n.startswith("treestrap.connect4")}
+    assert outside <= GAME_NEUTRAL and "treestrap.core.jit" in outside
+    for name in GAME_NEUTRAL:
+        path = src / Path(*name.split(".")).with_suffix(".py")
+        assert _treestrap_imports(path) <= GAME_NEUTRAL, name
