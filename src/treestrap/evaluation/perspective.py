@@ -1,0 +1,383 @@
+"""A perspective network ("NNUE"): ``(768 -> N) x 2 -> 1``, compiled, in int16.
+
+The network. One feature transformer ``W[768, N], b[N]`` reads the 768 piece-square
+inputs of a position twice: from white's point of view (input ``piece * 64 + square``,
+the ``bitboard`` set's order) and from black's (the colour-flipped input
+``((piece + 6) % 12) * 64 + (square ^ 56)``). The two accumulators are concatenated
+side to move first, clipped (``crelu``: ``clamp(a, 0, 1)``; ``screlu``: its square) and
+read by one output unit of ``B`` (the bucket of the position's piece count, ``B = 1``
+by default): the side to move's log-odds ``z = z_win - z_loss``. Colour symmetry is
+built in: a position and its colour flip give the same ``z``.
+
+Integers. Every parameter is a multiple of a power of two (the grid of
+:func:`quantize`): feature weights and biases of ``1 / QA``, output weights of
+``1 / QB``, output biases of ``1 / (QA * QB)`` (``1 / (QA**2 * QB)`` for screlu). The
+accumulators are int16 sums of int16 weights, exact in any order, so an incrementally
+kept accumulator equals a recomputed one and numba's integer loops vectorise (16 or 32
+lanes) where float ones would need fastmath; the output is an exact int64 sum scaled by
+a power of two, so a float64 torch twin on the same grid gives the same ``z`` bit for
+bit (:mod:`treestrap.evaluation.torch_perspective`).
+
+One array. As for every model the evaluator's ``weights`` is one float64 array; parts
+of it are read as int16 and uint64 through views (no copy). :func:`pack_perspective`
+lays it out as
+
+============  ===========================================================================
+``header``    ``HEADER`` slots: the ``P_*`` values below (integers stored as floats)
+out biases    ``B`` slots, integers in the output's units
+tags          ``ACC_SLOTS`` slots read as uint64: the Zobrist key each accumulator row
+              belongs to (0: none)
+int16 part    from float slot ``P_INTS`` on: ``W`` (row ``f``: what input ``f`` adds),
+              ``b``, the output weights ``[B, 2N]`` (the side to move's half first), then
+              ``ACC_SLOTS`` accumulator rows of ``2N`` (white's accumulator, black's)
+============  ===========================================================================
+
+The update. The accumulators of the position at ply ``p`` live in row ``p % ACC_SLOTS``,
+tagged with its key. A position whose row is not tagged steps from its parent's row by
+the move between them (the mover's inputs off and on, a capture, a castling rook: one
+fused pass per accumulator), walking back through ``pos.hist`` to the nearest tagged
+ancestor when the parent's row is stale too, and is computed from scratch when none
+within ``ACC_SLOTS`` plies is: :mod:`treestrap.evaluation.network`'s lazy scheme, with
+no hook in make/unmake. A null move copies the parent's row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treestrap.core.bitboard import lsb, pop_lsb, popcount
+from treestrap.core.jit import njit
+from treestrap.core.piece import WHITE
+from treestrap.core.position import ST_PLY, ST_SIDE, Position
+from treestrap.evaluation.network import move_inputs
+
+#: Piece-square inputs of one perspective.
+INPUTS = 768
+#: Scale of the feature weights and biases (an accumulator of ``QA`` is 1.0, where the
+#: clipped ReLU saturates) and of the output weights: powers of two, so the integers
+#: are the float parameters exactly.
+QA = 256
+QB = 1024
+INT16_MAX = 32767
+
+#: Activations of the accumulators (the header's codes, and the names files use).
+CRELU = 0
+SCRELU = 1
+ACTIVATIONS = {"crelu": CRELU, "screlu": SCRELU}
+#: Output buckets: a position with ``pieces`` pieces reads bucket
+#: ``(pieces - 1) * B // MAX_PIECES`` (the last for more).
+MAX_PIECES = 32
+
+# Slots of the header.
+P_WIDTH = 0  # N, one accumulator's width
+P_BUCKETS = 1  # B
+P_ACTIVATION = 2  # CRELU or SCRELU
+P_INCREMENTAL = 3  # 1: keep accumulators; 0: recompute at every evaluation
+P_SCALE = 4  # the output's unit: z = output integer * scale (a power of two)
+P_BIAS = 5  # float slot of the output biases
+P_TAGS = 6  # float slot of the row tags
+P_INTS = 7  # float slot where the int16 part begins
+P_OUT = 8  # int16 index of the output weights
+P_ACC = 9  # int16 index of the accumulator rows
+HEADER = 16  # a multiple of 8: the int16 part starts 64-byte aligned with the array
+
+#: Accumulator rows, indexed by ply modulo this (a power of two above MAX_PLY).
+ACC_SLOTS = 128
+_MASK = ACC_SLOTS - 1
+_NO_TAG = np.uint64(0)
+
+
+def parameter_count(width: int, buckets: int = 1) -> int:
+    """Flat parameters of a network: ``W``, ``b``, output weights and biases."""
+    return INPUTS * width + width + buckets * 2 * width + buckets
+
+
+def output_scale(activation: str) -> float:
+    """The value of one unit of the output integer."""
+    return 1.0 / (QA * QB * (QA if activation == "screlu" else 1))
+
+
+def split_parameters(
+    params: np.ndarray, width: int, buckets: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Views of the flat parameters: ``W[768, N]``, ``b[N]``, output weights
+    ``[B, 2N]`` (the side to move's half first) and output biases ``[B]``."""
+    n_w = INPUTS * width
+    n_out = buckets * 2 * width
+    return (
+        params[:n_w].reshape(INPUTS, width),
+        params[n_w : n_w + width],
+        params[n_w + width : n_w + width + n_out].reshape(buckets, 2 * width),
+        params[n_w + width + n_out :],
+    )
+
+
+def quantize(params: np.ndarray, width: int, buckets: int, activation: str) -> np.ndarray:
+    """``params`` rounded to the grid of the module docstring, weights clipped to int16
+    (a copy). ``ValueError`` when an accumulator could leave int16 (a bias and the 32
+    largest weights of one unit past +-1 over ``INT16_MAX / QA``)."""
+    out = np.array(params, dtype=np.float64).reshape(-1)
+    if out.shape != (parameter_count(width, buckets),):
+        raise ValueError(
+            f"{out.size} parameters do not fit a perspective network of width {width} "
+            f"and {buckets} buckets ({parameter_count(width, buckets)})"
+        )
+    w, b, ow, ob = split_parameters(out, width, buckets)
+    limit = INT16_MAX / QA
+    w[...] = np.clip(np.round(w * QA), -INT16_MAX, INT16_MAX) / QA
+    b[...] = np.clip(np.round(b * QA), -INT16_MAX, INT16_MAX) / QA
+    ow[...] = np.clip(np.round(ow * QB), -INT16_MAX, INT16_MAX) / QB
+    unit = output_scale(activation)
+    ob[...] = np.round(ob / unit) * unit
+    reach = np.abs(b) + np.sort(np.abs(w), axis=0)[-MAX_PIECES:].sum(axis=0)
+    if reach.max(initial=0.0) > limit:
+        raise ValueError(
+            f"an accumulator could reach {reach.max():.1f}, past the int16 range "
+            f"(+-{limit:.1f}): smaller first-layer weights"
+        )
+    return out
+
+
+def pack_perspective(
+    params: np.ndarray,
+    width: int,
+    buckets: int = 1,
+    activation: str = "crelu",
+    incremental: bool = True,
+) -> np.ndarray:
+    """The one array compiled code evaluates, from parameters on the grid of
+    :func:`quantize` (layout in the module docstring)."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r} (known: {', '.join(ACTIVATIONS)})")
+    if width < 1 or buckets < 1:
+        raise ValueError(f"width {width} and buckets {buckets} must be positive")
+    params = quantize(params, width, buckets, activation)
+    w, b, ow, ob = split_parameters(params, width, buckets)
+    n_ints = (INPUTS + 1) * width + buckets * 2 * width + ACC_SLOTS * 2 * width
+    bias = HEADER
+    tags = bias + buckets
+    ints = -(-(tags + ACC_SLOTS) // 8) * 8  # 64-byte aligned within the array
+    buf = np.zeros(ints + -(-n_ints // 4), dtype=np.float64)
+    view = buf[ints:].view(np.int16)
+    out = (INPUTS + 1) * width
+    acc = out + buckets * 2 * width
+    view[: INPUTS * width] = np.round(w * QA).reshape(-1)
+    view[INPUTS * width : out] = np.round(b * QA)
+    view[out:acc] = np.round(ow * QB).reshape(-1)
+    buf[P_WIDTH] = width
+    buf[P_BUCKETS] = buckets
+    buf[P_ACTIVATION] = ACTIVATIONS[activation]
+    buf[P_INCREMENTAL] = 1.0 if incremental else 0.0
+    buf[P_SCALE] = output_scale(activation)
+    buf[P_BIAS] = bias
+    buf[P_TAGS] = tags
+    buf[P_INTS] = ints
+    buf[P_OUT] = out
+    buf[P_ACC] = acc
+    buf[bias : bias + buckets] = np.round(ob / output_scale(activation))
+    return buf
+
+
+def unpack_parameters(buf: np.ndarray) -> np.ndarray:
+    """The flat float parameters a packed network holds (the inverse of
+    :func:`pack_perspective` on parameters already on the grid)."""
+    buckets = int(buf[P_BUCKETS])
+    view = buf[int(buf[P_INTS]) :].view(np.int16)
+    out, acc = int(buf[P_OUT]), int(buf[P_ACC])
+    bias = int(buf[P_BIAS])
+    return np.concatenate(
+        [
+            view[:out] / QA,
+            view[out:acc] / QB,
+            buf[bias : bias + buckets] * buf[P_SCALE],
+        ]
+    )
+
+
+def write_parameters(buf: np.ndarray, params: np.ndarray) -> None:
+    """New parameters into a packed network in place (rounded to the grid), its
+    accumulators forgotten."""
+    width, buckets = int(buf[P_WIDTH]), int(buf[P_BUCKETS])
+    activation = "screlu" if buf[P_ACTIVATION] == SCRELU else "crelu"
+    fresh = pack_perspective(params, width, buckets, activation, buf[P_INCREMENTAL] != 0.0)
+    if fresh.shape != buf.shape:
+        raise ValueError("the packed network changed its shape")
+    buf[:] = fresh
+
+
+@njit
+def invalidate_accumulators(buf: np.ndarray) -> None:
+    """Forget every accumulator row (after the parameters changed)."""
+    tags = buf.view(np.uint64)
+    t0 = int(buf[P_TAGS])
+    for i in range(ACC_SLOTS):
+        tags[t0 + i] = _NO_TAG
+
+
+@njit(inline="always")
+def _ints(buf: np.ndarray) -> np.ndarray:
+    """The int16 part of a packed network."""
+    return buf[int(buf[P_INTS]) :].view(np.int16)
+
+
+@njit(inline="always")
+def flip_input(f: int) -> int:
+    """Input ``f`` of white's perspective as black sees it (colours swapped, board
+    mirrored vertically); its own inverse."""
+    return ((f + 384) % INPUTS) ^ 56
+
+
+@njit(inline="always")
+def _column(ints: np.ndarray, f: int, n: int) -> np.ndarray:
+    """The weights input ``f`` adds to an accumulator."""
+    return ints[f * n : (f + 1) * n]
+
+
+@njit
+def refresh_accumulators(pos: Position, buf: np.ndarray, row: int) -> None:
+    """Both accumulators of ``pos`` computed from scratch into ``row``."""
+    n = int(buf[P_WIDTH])
+    ints = _ints(buf)
+    a = int(buf[P_ACC]) + row * 2 * n
+    for p in range(2):
+        dst = ints[a + p * n : a + (p + 1) * n]
+        bias = ints[INPUTS * n : (INPUTS + 1) * n]
+        for j in range(n):
+            dst[j] = bias[j]
+    for piece in range(12):
+        pieces = pos.bb[piece]
+        while pieces:
+            f = piece * 64 + lsb(pieces)
+            for p in range(2):
+                dst = ints[a + p * n : a + (p + 1) * n]
+                col = _column(ints, f if p == WHITE else flip_input(f), n)
+                for j in range(n):
+                    dst[j] += col[j]
+            pieces = pop_lsb(pieces)
+
+
+@njit
+def _step_from_parent(pos: Position, buf: np.ndarray, ply: int) -> None:
+    """Row ``ply`` from row ``ply - 1`` by the move between them: for each perspective
+    one pass over the accumulator (mover off and on, and the capture or the castling
+    rook in the same pass). int16 sums wrap, so any order gives the exact result."""
+    n = int(buf[P_WIDTH])
+    ints = _ints(buf)
+    acc = int(buf[P_ACC])
+    s0 = acc + ((ply - 1) & _MASK) * 2 * n
+    d0 = acc + (ply & _MASK) * 2 * n
+    move, off, on, taken, rook_off, rook_on = move_inputs(pos, ply)
+    for p in range(2):
+        src = ints[s0 + p * n : s0 + (p + 1) * n]
+        dst = ints[d0 + p * n : d0 + (p + 1) * n]
+        if move == 0:  # a null move: the same pieces
+            for j in range(n):
+                dst[j] = src[j]
+            continue
+        if p != WHITE:
+            off, on = flip_input(off), flip_input(on)
+            if taken >= 0:
+                taken = flip_input(taken)
+            if rook_off >= 0:
+                rook_off, rook_on = flip_input(rook_off), flip_input(rook_on)
+        a = _column(ints, on, n)
+        b = _column(ints, off, n)
+        if taken >= 0:
+            c = _column(ints, taken, n)
+            for j in range(n):
+                dst[j] = src[j] + a[j] - b[j] - c[j]
+        elif rook_off >= 0:
+            c = _column(ints, rook_on, n)
+            d = _column(ints, rook_off, n)
+            for j in range(n):
+                dst[j] = src[j] + a[j] - b[j] + c[j] - d[j]
+        else:
+            for j in range(n):
+                dst[j] = src[j] + a[j] - b[j]
+
+
+@njit(inline="always")
+def _tagged(tags: np.ndarray, t0: int, ply: int, key: np.uint64) -> bool:
+    return tags[t0 + (ply & _MASK)] == key and key != _NO_TAG
+
+
+@njit(inline="always")
+def accumulator_row(pos: Position, buf: np.ndarray) -> int:
+    """The row holding ``pos``'s accumulators, brought up to date (the test of its tag
+    inlined into the caller, the update a call)."""
+    ply = pos.st[ST_PLY]
+    if buf[P_INCREMENTAL] != 0.0 and _tagged(
+        buf.view(np.uint64), int(buf[P_TAGS]), ply, pos.keys[ply]
+    ):
+        return ply & _MASK
+    return _update_row(pos, buf)
+
+
+@njit
+def _update_row(pos: Position, buf: np.ndarray) -> int:
+    """:func:`accumulator_row` for a row whose tag is not the position's key."""
+    ply = pos.st[ST_PLY]
+    row = ply & _MASK
+    if buf[P_INCREMENTAL] == 0.0:
+        refresh_accumulators(pos, buf, row)
+        return row
+    tags = buf.view(np.uint64)
+    t0 = int(buf[P_TAGS])
+    lowest = max(0, ply - _MASK)
+    k = ply - 1
+    while k >= lowest and not _tagged(tags, t0, k, pos.keys[k]):
+        k -= 1
+    if k < lowest:
+        refresh_accumulators(pos, buf, row)
+        tags[t0 + row] = pos.keys[ply]
+        return row
+    for j in range(k + 1, ply + 1):  # forward from the tagged ancestor
+        _step_from_parent(pos, buf, j)
+        tags[t0 + (j & _MASK)] = pos.keys[j]
+    return row
+
+
+@njit(inline="always")
+def _crelu_dot(x: np.ndarray, w: np.ndarray, square: bool) -> np.int64:
+    """``sum clamp(x, 0, QA) * w`` (squared clamp for screlu), exact in int64."""
+    s = np.int64(0)
+    if square:
+        for j in range(x.size):
+            v = np.int64(min(max(x[j], 0), QA))
+            s += v * v * w[j]
+    else:
+        for j in range(x.size):
+            s += np.int64(min(max(x[j], 0), QA)) * w[j]
+    return s
+
+
+@njit(inline="always")
+def output_bucket(pos: Position, buckets: int) -> int:
+    """The output a position reads: by its number of pieces."""
+    pieces = popcount(pos.bb[12] | pos.bb[13])
+    return min((pieces - 1) * buckets // MAX_PIECES, buckets - 1)
+
+
+@njit
+def perspective_logit(pos: Position, buf: np.ndarray) -> float:
+    """The side to move's log-odds ``z_win - z_loss`` of ``pos``."""
+    row = accumulator_row(pos, buf)
+    n = int(buf[P_WIDTH])
+    ints = _ints(buf)
+    a = int(buf[P_ACC]) + row * 2 * n
+    us = pos.st[ST_SIDE]
+    bucket = output_bucket(pos, int(buf[P_BUCKETS]))
+    w = int(buf[P_OUT]) + bucket * 2 * n
+    square = buf[P_ACTIVATION] == SCRELU
+    ours = _crelu_dot(ints[a + us * n : a + (us + 1) * n], ints[w : w + n], square)
+    theirs = _crelu_dot(ints[a + (1 - us) * n : a + (2 - us) * n], ints[w + n : w + 2 * n], square)
+    total = np.int64(buf[int(buf[P_BIAS]) + bucket]) + ours + theirs
+    return float(total) * buf[P_SCALE]
+
+
+def accumulators(buf: np.ndarray, row: int) -> np.ndarray:
+    """A copy of accumulator ``row`` as ``[2, N]`` floats, white's first (for tests)."""
+    n = int(buf[P_WIDTH])
+    view = buf[int(buf[P_INTS]) :].view(np.int16)
+    a = int(buf[P_ACC]) + row * 2 * n
+    return view[a : a + 2 * n].reshape(2, n) / QA
