@@ -281,8 +281,9 @@ def _read(path: Path) -> tuple[dict, np.ndarray]:
 def test_the_command_line_writes_shows_and_plays_a_perspective_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``weights random-perspective`` writes a file that ``weights show`` describes and
-    ``treestrap uci`` plays with ``setoption name Weights``."""
+    """``weights random-perspective`` writes a file that ``weights show`` describes,
+    ``treestrap uci`` plays with ``setoption name Weights``, and ``train`` refuses to
+    start from (self-play does not learn these networks yet)."""
     from treestrap.cli import main
 
     path = tmp_path / "p64.npz"
@@ -292,6 +293,10 @@ def test_the_command_line_writes_shows_and_plays_a_perspective_file(
     assert main(["weights", "show", str(path)]) == 0
     shown = capsys.readouterr().out
     assert "perspective (768 -> 64) x 2 -> 1, screlu" in shown and "int16" in shown
+    run = tmp_path / "run"
+    assert main(["train", "--init", str(path), "--games", "1", "--out", str(run)]) == 2
+    assert "training runs do not learn perspective networks" in capsys.readouterr().err
+    assert not run.exists()
     command = [sys.executable, "-m", "treestrap.cli", "uci"]
     with chess.engine.SimpleEngine.popen_uci(command, timeout=600) as engine:
         engine.configure({"Weights": str(path)})

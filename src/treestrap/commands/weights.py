@@ -196,10 +196,12 @@ def run_preset(args: argparse.Namespace) -> int:
 
 def run_random_perspective(args: argparse.Namespace) -> int:
     from treestrap.evaluation.perspective_random import material_perspective, random_perspective
+    from treestrap.evaluation.provenance import KEY as PROVENANCE
 
     make = material_perspective if args.material else random_perspective
     try:
         model = make(args.width, args.seed, args.activation, args.buckets)
+        model.metadata[PROVENANCE] = _perspective_provenance(model, args)
         model.save(args.out)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -209,3 +211,17 @@ def run_random_perspective(args: argparse.Namespace) -> int:
         return 2
     print(f"wrote {model.describe()} ({model.spec}) to {args.out}")
     return 0
+
+
+def _perspective_provenance(model: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The record of a perspective network drawn by ``weights random-perspective``: a
+    random root (with ``--material``, noise around the hand-set material; the file's
+    ``preset`` says which)."""
+    from treestrap.evaluation import provenance as P
+
+    spread = model.metadata.get("scale", model.metadata.get("noise", 1.0))
+    parents = [P.random_parent("drawn", args.seed, spread, model.weights)]
+    record = P.tool_record("treestrap weights random-perspective", 0.0)
+    record.update(sha256=P.weights_sha256(model.weights), parents=parents)
+    record["self_play_only"] = P.chain_self_play_only(parents) and not args.material
+    return record
