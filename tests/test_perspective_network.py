@@ -302,3 +302,18 @@ def test_the_command_line_writes_shows_and_plays_a_perspective_file(
         engine.configure({"Weights": str(path)})
         info = engine.analyse(chess.Board(), chess.engine.Limit(depth=4))
     assert info["depth"] == 4 and info.get("pv")
+
+
+def test_the_gradient_pairs_are_the_twins_inputs() -> None:
+    """``evaluate_gradient`` gives the same score as ``evaluate`` and, as for every
+    network, the ``bitboard`` inputs its torch twin reads."""
+    from treestrap.evaluation.model import evaluate_gradient
+    from treestrap.games.chess_game import CHESS_GAME
+
+    model = _model("crelu")
+    ev = model.evaluator()
+    pos = parse_fen(MOVE_KINDS[1])
+    score, n = evaluate_gradient(pos, ev)
+    assert score == evaluate(pos, model.evaluator(incremental=False))
+    row = CHESS_GAME.network_input_row(pos)
+    assert sorted(ev.idx[:n]) == list(np.flatnonzero(row)) and np.all(ev.val[:n] == 1.0)
