@@ -304,18 +304,25 @@ def _fused(
 
 
 @njit
-def _step(pos: Position, buf: np.ndarray, ply: int, forward: bool) -> None:
-    """Row ``ply`` from row ``ply - 1`` by the move between them (``forward``), or row
-    ``ply - 1`` back from row ``ply``: for each perspective one pass over the
-    accumulator (the mover off and on, a capture or a castling rook in the same pass);
-    a null move copies."""
+def _step(
+    buf: np.ndarray,
+    src_row: int,
+    dst_row: int,
+    move: int,
+    add1: int,
+    add2: int,
+    sub1: int,
+    sub2: int,
+) -> None:
+    """Row ``dst_row`` from row ``src_row``: the columns of white's inputs ``add1, add2``
+    added and ``sub1, sub2`` subtracted (-1: none), for black's accumulator those of
+    their flips; one pass over each accumulator. ``move`` 0 (a null move) copies.
+    Scalars, not the position: a call passing a position costs its arrays' fields."""
     n = int(buf[P_WIDTH])
     ints = _ints(buf)
     acc = int(buf[P_ACC])
-    parent = acc + ((ply - 1) & _MASK) * 2 * n
-    child = acc + (ply & _MASK) * 2 * n
-    s0, d0 = (parent, child) if forward else (child, parent)
-    move, off, on, taken, rook_off, rook_on = move_inputs(pos, ply)
+    s0 = acc + src_row * 2 * n
+    d0 = acc + dst_row * 2 * n
     for p in range(2):
         src = ints[s0 + p * n : s0 + (p + 1) * n]
         dst = ints[d0 + p * n : d0 + (p + 1) * n]
@@ -324,16 +331,24 @@ def _step(pos: Position, buf: np.ndarray, ply: int, forward: bool) -> None:
                 dst[j] = src[j]
             continue
         if p != WHITE:
-            off, on = flip_input(off), flip_input(on)
-            if taken >= 0:
-                taken = flip_input(taken)
-            if rook_off >= 0:
-                rook_off, rook_on = flip_input(rook_off), flip_input(rook_on)
-        gone = taken if taken >= 0 else rook_off  # a move takes or castles, not both
-        if forward:
-            _fused(dst, src, ints, n, on, rook_on, off, gone)
-        else:
-            _fused(dst, src, ints, n, off, gone, on, rook_on)
+            add1, sub1 = flip_input(add1), flip_input(sub1)
+            add2 = flip_input(add2) if add2 >= 0 else -1
+            sub2 = flip_input(sub2) if sub2 >= 0 else -1
+        _fused(dst, src, ints, n, add1, add2, sub1, sub2)
+
+
+@njit(inline="always")
+def _step_at(pos: Position, buf: np.ndarray, ply: int, forward: bool) -> None:
+    """Row ``ply`` from row ``ply - 1`` by the move between them (``forward``), or row
+    ``ply - 1`` back from row ``ply``: the mover off and on, and a capture or a
+    castling rook (a move takes or castles, not both)."""
+    move, off, on, taken, rook_off, rook_on = move_inputs(pos, ply)
+    gone = taken if taken >= 0 else rook_off
+    parent, child = (ply - 1) & _MASK, ply & _MASK
+    if forward:
+        _step(buf, parent, child, move, on, rook_on, off, gone)
+    else:
+        _step(buf, child, parent, move, off, gone, on, rook_on)
 
 
 @njit(inline="always")
@@ -369,7 +384,7 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
         k -= 1
     if k >= lowest:
         for j in range(k + 1, ply + 1):  # forward from the tagged ancestor
-            _step(pos, buf, j, True)
+            _step_at(pos, buf, j, True)
             tags[t0 + (j & _MASK)] = pos.keys[j]
         return row
     # none: from scratch, then the ancestors' rows back from it, so that the siblings
@@ -377,7 +392,7 @@ def _update_row(pos: Position, buf: np.ndarray) -> int:
     refresh_accumulators(pos, buf, row)
     tags[t0 + row] = pos.keys[ply]
     for j in range(ply, lowest, -1):
-        _step(pos, buf, j, False)
+        _step_at(pos, buf, j, False)
         tags[t0 + ((j - 1) & _MASK)] = pos.keys[j - 1]
     return row
 
