@@ -358,19 +358,26 @@ def _tagged(tags: np.ndarray, t0: int, ply: int, key: np.uint64) -> bool:
 
 @njit(inline="always")
 def accumulator_row(pos: Position, buf: np.ndarray) -> int:
-    """The row holding ``pos``'s accumulators, brought up to date (the test of its tag
-    inlined into the caller, the update a call)."""
+    """The row holding ``pos``'s accumulators, brought up to date. Inlined into the
+    caller: the tests of its row's and its parent's tags and the step from the parent
+    (a call that passes numbers); the rarer cases are a call."""
     ply = pos.st[ST_PLY]
-    if buf[P_INCREMENTAL] != 0.0 and _tagged(
-        buf.view(np.uint64), int(buf[P_TAGS]), ply, pos.keys[ply]
-    ):
-        return ply & _MASK
+    row = ply & _MASK
+    if buf[P_INCREMENTAL] != 0.0:
+        tags = buf.view(np.uint64)
+        t0 = int(buf[P_TAGS])
+        if _tagged(tags, t0, ply, pos.keys[ply]):
+            return row
+        if ply > 0 and _tagged(tags, t0, ply - 1, pos.keys[ply - 1]):
+            _step_at(pos, buf, ply, True)
+            tags[t0 + row] = pos.keys[ply]
+            return row
     return _update_row(pos, buf)
 
 
 @njit
 def _update_row(pos: Position, buf: np.ndarray) -> int:
-    """:func:`accumulator_row` for a row whose tag is not the position's key."""
+    """:func:`accumulator_row` when neither the row nor its parent's is up to date."""
     ply = pos.st[ST_PLY]
     row = ply & _MASK
     if buf[P_INCREMENTAL] == 0.0:
@@ -443,14 +450,11 @@ def output_bucket(pos: Position, buckets: int) -> int:
 
 
 @njit
-def perspective_logit(pos: Position, buf: np.ndarray) -> float:
-    """The side to move's log-odds ``z_win - z_loss`` of ``pos``."""
-    row = accumulator_row(pos, buf)
+def output_logit(buf: np.ndarray, row: int, us: int, bucket: int) -> float:
+    """The output on accumulator ``row`` with ``us`` to move: ``z_win - z_loss``."""
     n = int(buf[P_WIDTH])
     ints = _ints(buf)
     a = int(buf[P_ACC]) + row * 2 * n
-    us = pos.st[ST_SIDE]
-    bucket = output_bucket(pos, int(buf[P_BUCKETS]))
     w = int(buf[P_OUT]) + bucket * 2 * n
     square = buf[P_ACTIVATION] == SCRELU
     narrow = buf[P_NARROW] != 0.0
@@ -459,6 +463,15 @@ def perspective_logit(pos: Position, buf: np.ndarray) -> float:
     theirs = _half(ints[a + them * n : a + (them + 1) * n], ints[w + n : w + 2 * n], square, narrow)
     total = np.int64(buf[int(buf[P_BIAS]) + bucket]) + ours + theirs
     return float(total) * buf[P_SCALE]
+
+
+@njit(inline="always")
+def perspective_logit(pos: Position, buf: np.ndarray) -> float:
+    """The side to move's log-odds ``z_win - z_loss`` of ``pos``. Inlined, so that
+    the calls it makes pass a few numbers, not the position's arrays."""
+    row = accumulator_row(pos, buf)
+    bucket = output_bucket(pos, int(buf[P_BUCKETS]))
+    return output_logit(buf, row, pos.st[ST_SIDE], bucket)
 
 
 def accumulators(buf: np.ndarray, row: int) -> np.ndarray:
