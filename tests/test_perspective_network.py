@@ -281,9 +281,9 @@ def _read(path: Path) -> tuple[dict, np.ndarray]:
 def test_the_command_line_writes_shows_and_plays_a_perspective_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``weights random-perspective`` writes a file that ``weights show`` describes,
-    ``treestrap uci`` plays with ``setoption name Weights``, and ``train`` refuses to
-    start from (self-play does not learn these networks yet)."""
+    """``weights random-perspective`` writes a file that ``weights show`` describes, a
+    tournament and ``treestrap uci`` (``setoption name Weights``) play with, and
+    ``train`` refuses to start from (self-play does not learn these networks yet)."""
     from treestrap.cli import main
 
     path = tmp_path / "p64.npz"
@@ -293,6 +293,10 @@ def test_the_command_line_writes_shows_and_plays_a_perspective_file(
     assert main(["weights", "show", str(path)]) == 0
     shown = capsys.readouterr().out
     assert "perspective (768 -> 64) x 2 -> 1, screlu" in shown and "int16" in shown
+    games = tmp_path / "tournament"
+    tournament = ["tournament", str(path), "hand-set", "--games-per-pair", "2", "--workers", "1"]
+    assert main([*tournament, "--tc", "0.1+0.01", "--max-plies", "16", "--out", str(games)]) == 0
+    assert (games / "games.pgn").read_text().count("[Result ") == 2
     run = tmp_path / "run"
     assert main(["train", "--init", str(path), "--games", "1", "--out", str(run)]) == 2
     assert "training runs do not learn perspective networks" in capsys.readouterr().err
