@@ -119,8 +119,9 @@ def split_parameters(
 
 def quantize(params: np.ndarray, width: int, buckets: int, activation: str) -> np.ndarray:
     """``params`` rounded to the grid of the module docstring, weights clipped to int16
-    (a copy). ``ValueError`` when an accumulator could leave int16 (a bias and the 32
-    largest weights of one unit past +-1 over ``INT16_MAX / QA``)."""
+    (a copy). ``ValueError`` when an accumulator could leave int16: a unit whose bias
+    and 32 largest weights (a position's pieces at most) add up past ``INT16_MAX / QA``
+    in magnitude."""
     out = np.array(params, dtype=np.float64).reshape(-1)
     if out.shape != (parameter_count(width, buckets),):
         raise ValueError(
@@ -217,15 +218,6 @@ def write_parameters(buf: np.ndarray, params: np.ndarray) -> None:
     if fresh.shape != buf.shape:
         raise ValueError("the packed network changed its shape")
     buf[:] = fresh
-
-
-@njit
-def invalidate_accumulators(buf: np.ndarray) -> None:
-    """Forget every accumulator row (after the parameters changed)."""
-    tags = buf.view(np.uint64)
-    t0 = int(buf[P_TAGS])
-    for i in range(ACC_SLOTS):
-        tags[t0 + i] = _NO_TAG
 
 
 @njit(inline="always")

@@ -36,7 +36,6 @@ from treestrap.evaluation.perspective import (
     INPUTS,
     QA,
     QB,
-    invalidate_accumulators,
     pack_perspective,
     parameter_count,
     quantize,
@@ -148,7 +147,6 @@ class PerspectiveModel:
         if ev.kind != PERSPECTIVE_KIND:
             raise ValueError("not a perspective network's evaluator")
         write_parameters(ev.weights, params)
-        invalidate_accumulators(ev.weights)
 
     def save(self, path: str | Path) -> None:
         """Write the weight file atomically."""
