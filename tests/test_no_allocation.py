@@ -1,10 +1,10 @@
 """The compiled searches run without numba's reference-counting runtime
 (:mod:`treestrap.core.jit`): they must allocate nothing (an array allocated by a kernel
 with the runtime and handed to one without it would never be freed). Checked with the
-runtime's own allocation counters over tournament searches (linear and network) and
-training games (linear TreeStrap with its table walk, and a network's). numba keeps
-those counters only when ``NUMBA_NRT_STATS=1`` is set before it starts: a child
-process."""
+runtime's own allocation counters over tournament searches (linear, network and
+perspective network) and training games (linear TreeStrap with its table walk, and a
+network's). numba keeps those counters only when ``NUMBA_NRT_STATS=1`` is set before it
+starts: a child process."""
 
 from __future__ import annotations
 
@@ -34,7 +34,14 @@ CHILD = textwrap.dedent(
         return [b - a for a, b in zip(before, after)]
 
     out = {}
-    for name, model in (("learned", learned_model()), ("learned-net", learned_net_model())):
+    from treestrap.evaluation.perspective_random import material_perspective
+
+    models = (
+        ("learned", learned_model()),
+        ("learned-net", learned_net_model()),
+        ("perspective", material_perspective(64, seed=1, activation="screlu", buckets=4)),
+    )
+    for name, model in models:
         engine = Engine(model.evaluator(), hash_mb=4)
         engine.go(parse_fen(BENCH_FENS[0]), SearchLimits(depth=3))  # compiled, warm
         before = stats()

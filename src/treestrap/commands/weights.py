@@ -1,4 +1,5 @@
-"""``treestrap weights show|preset``: inspect a weight file, or write a preset one.
+"""``treestrap weights show|preset|random-perspective``: inspect a weight file, or write
+a preset one or a perspective network made without data.
 
 The evaluation layer and the report are imported inside the handlers so that building
 the CLI stays instant.
@@ -22,6 +23,10 @@ from treestrap.evaluation.preset_names import (
 
 def _non_negative_int(text: str) -> int:
     return int_at_least(0, text)
+
+
+def _positive_int(text: str) -> int:
+    return int_at_least(1, text)
 
 
 def add_parser(sub: Any) -> None:
@@ -70,6 +75,23 @@ def add_parser(sub: Any) -> None:
     )
     preset.add_argument("--seed", type=int, help="random preset: seed (default 0)")
     preset.set_defaults(func=run_preset)
+    perspective = wsub.add_parser(
+        "random-perspective",
+        help="write a perspective network (NNUE-style) with random or materialistic weights",
+        description="Write a perspective network (768 -> N) x 2 -> 1 made without data: "
+        "random weights, or with --material weights that score about the hand-set "
+        "material plus seeded noise (searches with random weights explode). For checks "
+        "and speed measurements, not for play.",
+    )
+    perspective.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
+    perspective.add_argument("--width", type=_positive_int, default=256, help="N (default 256)")
+    perspective.add_argument("--activation", choices=["crelu", "screlu"], default="crelu")
+    perspective.add_argument("--buckets", type=_positive_int, default=1, help="by piece count (1)")
+    perspective.add_argument("--seed", type=int, default=0, help="(default 0)")
+    perspective.add_argument(
+        "--material", action="store_true", help="score about the hand-set material"
+    )
+    perspective.set_defaults(func=run_random_perspective)
 
 
 def _chain(model: Any) -> str:
@@ -170,3 +192,36 @@ def run_preset(args: argparse.Namespace) -> int:
     fs = model.feature_set
     print(f"wrote {args.name} {fs.name} weights ({fs.size}, layout {fs.layout_hash}) to {args.out}")
     return 0
+
+
+def run_random_perspective(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.perspective_random import material_perspective, random_perspective
+    from treestrap.evaluation.provenance import KEY as PROVENANCE
+
+    make = material_perspective if args.material else random_perspective
+    try:
+        model = make(args.width, args.seed, args.activation, args.buckets)
+        model.metadata[PROVENANCE] = _perspective_provenance(model, args)
+        model.save(args.out)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {model.describe()} ({model.spec}) to {args.out}")
+    return 0
+
+
+def _perspective_provenance(model: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The record of a perspective network drawn by ``weights random-perspective``: a
+    random root (with ``--material``, noise around the hand-set material; the file's
+    ``preset`` says which)."""
+    from treestrap.evaluation import provenance as P
+
+    spread = model.metadata.get("scale", model.metadata.get("noise", 1.0))
+    parents = [P.random_parent("drawn", args.seed, spread, model.weights)]
+    record = P.tool_record("treestrap weights random-perspective", 0.0)
+    record.update(sha256=P.weights_sha256(model.weights), parents=parents)
+    record["self_play_only"] = P.chain_self_play_only(parents) and not args.material
+    return record

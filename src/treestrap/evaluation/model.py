@@ -16,6 +16,10 @@ Kinds:
              searches need no hook in make/unmake). A hybrid network also packs a
              linear part (theta over another feature set, e.g. meep) whose score is
              added to the network's: the network learns what the linear weights miss.
+``PERSPECTIVE``  a perspective network (NNUE's ``(768 -> N) x 2 -> 1``) in int16, its
+             output the side to move's ``z_win - z_loss``: ``weights`` is the packed
+             network of :mod:`treestrap.evaluation.perspective`, its accumulators kept
+             the same lazy way.
 
 Scores are floats from the side to move's point of view and are not clipped here
 (searches clip to +-9900).
@@ -41,9 +45,11 @@ from treestrap.evaluation.feature_sets.meep import FEATURE_SET as MEEP
 from treestrap.evaluation.feature_sets.meep import meep_material_score
 from treestrap.evaluation.network import H_LINEAR, H_LINEAR_SET, network_value
 from treestrap.evaluation.outcome import score_from_logit
+from treestrap.evaluation.perspective import perspective_logit
 
 LINEAR = 0
 NETWORK = 1
+PERSPECTIVE = 2
 
 _MEEP_ID = MEEP.id  # compiled code reads plain ints, not the registry's objects
 
@@ -67,8 +73,9 @@ class Evaluator(NamedTuple):
 def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR) -> Evaluator:
     """An evaluator over ``weights`` (shared when they are float64 already): theta for
     ``LINEAR``, a :func:`~treestrap.evaluation.network.pack_network` array for
-    ``NETWORK`` (whose feature set is always ``bitboard``)."""
-    if kind == NETWORK and feature_set_id != BITBOARD.id:
+    ``NETWORK``, a :func:`~treestrap.evaluation.perspective.pack_perspective` array for
+    ``PERSPECTIVE`` (networks' feature set is always ``bitboard``: their inputs)."""
+    if kind != LINEAR and feature_set_id != BITBOARD.id:
         raise ValueError("networks read the bitboard feature set")
     return Evaluator(
         kind=kind,
@@ -84,6 +91,12 @@ def network_score(pos: Position, ev: Evaluator) -> float:
     """A network's own score for the side to move (a hybrid's without its linear part)."""
     logit = network_value(pos, ev.weights)
     return white_relative_sign(pos) * score_from_logit(logit)
+
+
+@njit(inline="always")
+def perspective_score(pos: Position, ev: Evaluator) -> float:
+    """A perspective network's score for the side to move."""
+    return score_from_logit(perspective_logit(pos, ev.weights))
 
 
 @njit
@@ -106,7 +119,11 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
     (``sign * phi(s)``). For a network they are its input ``phi(s)`` (the bitboard
     indicators, unsigned): the gradient with respect to its parameters is taken from
     that input by the learner's own autodiff; a hybrid adds one pair
-    (:data:`LINEAR_PART_INPUT`, its linear part's score)."""
+    (:data:`LINEAR_PART_INPUT`, its linear part's score). A perspective network's are
+    its ``bitboard`` inputs too, as its torch twin reads them."""
+    if ev.kind == PERSPECTIVE:
+        n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
+        return perspective_score(pos, ev), n
     if ev.kind == NETWORK:
         linear = _linear_part(pos, ev)
         n = extract_features(pos, ev.feature_set, ev.idx, ev.val)
@@ -130,6 +147,8 @@ def evaluate(pos: Position, ev: Evaluator) -> float:
     undefined)."""
     if ev.kind == NETWORK:
         return network_score(pos, ev) + _linear_part(pos, ev)
+    if ev.kind == PERSPECTIVE:
+        return perspective_score(pos, ev)
     return feature_score(pos, ev.feature_set, ev.weights, ev.idx, ev.val)
 
 

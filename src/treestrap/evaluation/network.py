@@ -235,7 +235,7 @@ def _record(buf: np.ndarray, slot: int, n: int, feature: int, sign: float) -> in
 
 
 @njit(inline="always")
-def _move_columns(pos: Position, ply: int) -> tuple[int, int, int, int, int, int]:
+def move_inputs(pos: Position, ply: int) -> tuple[int, int, int, int, int, int]:
     """The inputs move ``ply - 1`` (from ``pos.hist``) switched, as feature indices
     (-1: none): the mover off and on, the piece it took, a castling rook off and on; and
     the move's code (0 for a null move, which only passes the turn)."""
@@ -266,7 +266,7 @@ def _record_step(pos: Position, buf: np.ndarray, ply: int, side: int) -> None:
     differences of ``ply`` (``side`` to move at ``ply``)."""
     slot = int(buf[H_DIFFS]) + (ply & _MASK) * DIFF_WIDTH
     n = 0
-    move, off, on, taken, rook_off, rook_on = _move_columns(pos, ply)
+    move, off, on, taken, rook_off, rook_on = move_inputs(pos, ply)
     if move != 0:
         n = _record(buf, slot, n, off, -1.0)
         n = _record(buf, slot, n, on, 1.0)
@@ -327,7 +327,7 @@ def _step_from_parent(pos: Position, buf: np.ndarray, ply: int, side: int) -> No
     side_col = HEADER + SIDE_TO_MOVE * size0
     stm = buf[side_col : side_col + size0]
     sign = 1.0 if side == WHITE else -1.0
-    move, off_f, on_f, taken, rook_off, rook_on = _move_columns(pos, ply)
+    move, off_f, on_f, taken, rook_off, rook_on = move_inputs(pos, ply)
     if move == 0:
         for j in range(size0):
             dst[j] = src[j] + sign * stm[j]

@@ -49,6 +49,7 @@ import numpy as np
 
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.preset_names import PRESET_NAMES
 from treestrap.evaluation.presets import preset_model
 from treestrap.evaluation.weight_files import load_weights
@@ -98,7 +99,7 @@ def _initial_model(config: TrainConfig) -> RunModel:
         return game.random_model(config.feature_set, config.seed, config.init_scale)
     if config.init == "hand-set":
         return game.hand_set_model(config.feature_set)
-    model = game.load_model(config.init)
+    model = _loaded_start(game, config)
     if model.is_network:
         raise ValueError(
             f"{config.init}: a network weight file ({model.describe()}), and "
@@ -109,6 +110,18 @@ def _initial_model(config: TrainConfig) -> RunModel:
         raise ValueError(
             f"initial weights are for feature set {model.feature_set_name!r}, "
             f"not {config.feature_set!r}"
+        )
+    return model
+
+
+def _loaded_start(game: Any, config: TrainConfig) -> RunModel:
+    """The weight file of ``--init``; a perspective network is refused (it is fitted
+    offline: self-play runs do not train one yet)."""
+    model = game.load_model(config.init)
+    if isinstance(model, PerspectiveModel):
+        raise ValueError(
+            f"{config.init}: a perspective network ({model.spec}); training runs do not "
+            "learn perspective networks yet"
         )
     return model
 
@@ -141,7 +154,7 @@ def _initial_network(config: TrainConfig) -> RunModel:
         raise ValueError(
             "--init hand-set is linear weights; a network starts from 'random' or a network file"
         )
-    model = game.load_model(config.init)
+    model = _loaded_start(game, config)
     if not model.is_network:
         raise ValueError(
             f"{config.init}: linear weights, and this run learns --model {config.model}: it "
