@@ -138,6 +138,10 @@ class NetworkModel:
         """Side-to-move score of a position (unclipped)."""
         return float(evaluate(pos, self.evaluator()))
 
+    def report(self) -> str:
+        """What ``weights show`` prints of it."""
+        return describe_network(self)
+
     def torch_twin(self) -> Any:
         """A float64 torch module equal to this network (without a hybrid's linear part),
         for fitting; :func:`~treestrap.evaluation.torch_network.network_parameters_of`

@@ -85,6 +85,8 @@ class PerspectiveModel:
     buckets: int = 1
     #: a network: its parameters are fitted through its torch twin
     is_network: ClassVar[bool] = True
+    #: fitted offline: no self-play rule learns one (yet), so a run refuses to start from it
+    learns_online: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
@@ -100,6 +102,10 @@ class PerspectiveModel:
     def feature_set(self) -> FeatureSet:
         """What its twin reads and its gradient pairs are: the ``bitboard`` inputs."""
         return get_feature_set("bitboard")
+
+    def report(self) -> str:
+        """What ``weights show`` prints of it."""
+        return describe_perspective(self)
 
     @property
     def feature_set_name(self) -> str:

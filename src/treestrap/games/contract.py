@@ -54,10 +54,11 @@ class Model(Protocol):
 
     A linear model adds ``feature_names()`` (``--freeze`` picks from them); a network
     adds ``sizes``, ``activation``, ``torch_twin()`` (a float64 torch module equal to it,
-    for fitting) and ``write_evaluator(ev, params)`` (new parameters into its compiled
-    view, in place). What a search may ask beyond the value (a cheap estimate for a lazy
-    stand pat) is the compiled view's own capability
-    (:func:`treestrap.evaluation.model.lazy_estimate`)."""
+    for fitting), ``write_evaluator(ev, params)`` (new parameters into its compiled
+    view, in place) and ``report()`` (what ``weights show`` prints); a kind that no
+    self-play rule learns says ``learns_online = False``. What a search may ask beyond
+    the value (a cheap estimate for a lazy stand pat) is the compiled view's own
+    capability (:func:`treestrap.evaluation.model.lazy_estimate`)."""
 
     #: linear weights (learned in place by the linear rules) or a network (Algorithm 7)
     is_network: bool

@@ -133,15 +133,7 @@ def _block_table(model: LinearModel, decimals: int) -> list[str]:
 def weights_report(model: Any, top: int = 25, group: str | None = None) -> str:
     """A chess weight file's report: a network described, linear weights summarized."""
     if model.is_network:
-        from treestrap.evaluation.network_weights import describe_network
-        from treestrap.evaluation.perspective_weights import (
-            PerspectiveModel,
-            describe_perspective,
-        )
-
-        if isinstance(model, PerspectiveModel):
-            return describe_perspective(model)
-        return describe_network(model)
+        return str(model.report())
     return summarize(model, top=top, group=group)
 
 

@@ -49,7 +49,6 @@ import numpy as np
 
 from treestrap.evaluation.feature_sets.bitboard import BITBOARD_SIZE
 from treestrap.evaluation.network_weights import NetworkModel
-from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.preset_names import PRESET_NAMES
 from treestrap.evaluation.presets import preset_model
 from treestrap.evaluation.weight_files import load_weights
@@ -118,7 +117,7 @@ def _loaded_start(game: Any, config: TrainConfig) -> RunModel:
     """The weight file of ``--init``; a perspective network is refused (it is fitted
     offline: self-play runs do not train one yet)."""
     model = game.load_model(config.init)
-    if isinstance(model, PerspectiveModel):
+    if not getattr(model, "learns_online", True):
         raise ValueError(
             f"{config.init}: a perspective network ({model.spec}); training runs do not "
             "learn perspective networks yet"
