@@ -24,6 +24,7 @@ from treestrap.play.contract_tournament import (
     ContractTournamentConfig,
     load_contract_config,
     run_contract_tournament,
+    tournament_play,
 )
 from treestrap.play.errors import ERROR_FILE, PlayerFailed
 from treestrap.play.results_db import ResultsDB
@@ -112,3 +113,9 @@ def test_a_player_that_raises_stops_the_tournament(toy: str, tmp_path: Path) -> 
         run_contract_tournament(config, tmp_path / "run", progress=False)
     assert "no move today" in str(caught.value)
     assert "no move today" in (tmp_path / "run" / ERROR_FILE).read_text()
+
+
+def test_zero_opening_plies_is_kept_and_none_is_the_games_default() -> None:
+    assert ContractTournamentConfig.of("connect4", ["random", "random"], 0).opening_plies == 0
+    default = ContractTournamentConfig.of("connect4", ["random", "random"]).opening_plies
+    assert default == tournament_play("connect4").opening_plies > 0

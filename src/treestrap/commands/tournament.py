@@ -229,7 +229,7 @@ def _contract_config(args: argparse.Namespace, game: str) -> Any:
                 f"{play.player_forms})"
             )
     if args.resume:
-        if args.out or args.opening_plies:
+        if args.out or args.opening_plies is not None:
             raise ValueError("--resume takes no --out and no --opening-plies")
         config = load_contract_config(args.resume)
         _check_players(config.players, args, play.parse_players)

@@ -68,9 +68,10 @@ class ContractTournamentConfig:
     def of(
         cls, game: str, players: list[str], opening_plies: int | None = None, **options: Any
     ) -> ContractTournamentConfig:
-        """A tournament of ``game``, with its default opening plies unless given."""
-        default = tournament_play(game).opening_plies
-        return cls(players, game, opening_plies or default, **options)
+        """A tournament of ``game``, with its default opening plies unless given (0:
+        every game from the start position)."""
+        plies = tournament_play(game).opening_plies if opening_plies is None else opening_plies
+        return cls(players, game, plies, **options)
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
