@@ -95,13 +95,14 @@ def _game_problem(config: TrainConfig) -> str | None:
         facts = game_facts(config.game)
     except ValueError as exc:
         return str(exc)
+    refused = facts.problem(config)
     own_features = facts.train_defaults.get("feature_set")
-    if facts.problem(config) is None and own_features not in (None, config.feature_set):
+    if refused is None and own_features not in (None, config.feature_set):
         return (
             f"--feature-set {config.feature_set} is not a {facts.title} feature set: "
             f"{facts.title} has its own features ({own_features})"
         )
-    return facts.problem(config)
+    return refused
 
 
 def game_config(game: str, **fields: Any) -> TrainConfig:
