@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "training": 8,
     "distributed": 9,
     "reproduce": 10,
+    "bootstrap": 10,
     "commands": 11,
     "cli": 12,
     # ``treestrap --version``'s version and commit: the standard library alone

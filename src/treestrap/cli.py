@@ -28,6 +28,7 @@ COMMANDS = (
     "dataset",
     "supervised",
     "distill",
+    "bootstrap",
     "measure",
     "connect4",
 )

@@ -1,0 +1,92 @@
+"""What a bootstrap run spends: its budgets, by name.
+
+A budget fixes every setting of the pipeline: round 0 (TreeStrap self-play from random
+linear weights, the ``strong`` training preset without its partner), and for each
+later round the self-play games, the network fitted to them and the gate it must pass.
+``smoke`` runs end to end in minutes on two cores (the tests use it); ``standard`` is
+the run that makes the shipped network, resumed over several sessions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from treestrap.bootstrap.selfplay import SelfPlaySettings
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """The network each round fits (the fields of ``PerspectiveFitSettings``)."""
+
+    width: int = 256
+    activation: str = "crelu"
+    buckets: int = 1
+    result_weight: float = 0.25
+    epochs: int = 4
+    batch: int = 4096
+    lr: float = 1e-3
+    #: start from the best network when it has this shape (else a fresh start)
+    from_previous: bool = True
+    #: rounds of data a fit reads: this round's and the rounds before it
+    data_rounds: int = 3
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """The match a candidate must win: a pentanomial SPRT against the best so far."""
+
+    tc: str = "5+0.05"
+    sprt: str = "elo0=0,elo1=10"
+    max_games: int = 600
+    workers: int = 2
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Every setting of a bootstrap run."""
+
+    name: str
+    round0_games: int
+    round0_depth: int
+    rounds: int
+    selfplay: SelfPlaySettings
+    fit: FitPlan = field(default_factory=FitPlan)
+    gate: GatePlan = field(default_factory=GatePlan)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Budget:
+        return cls(
+            name=data["name"],
+            round0_games=data["round0_games"],
+            round0_depth=data["round0_depth"],
+            rounds=data["rounds"],
+            selfplay=SelfPlaySettings(**data["selfplay"]),
+            fit=FitPlan(**data["fit"]),
+            gate=GatePlan(**data["gate"]),
+        )
+
+
+BUDGETS = {
+    "smoke": Budget(
+        name="smoke",
+        round0_games=10,
+        round0_depth=2,
+        rounds=2,
+        selfplay=SelfPlaySettings(nodes=800, games=16, chunk=8, max_plies=160),
+        fit=FitPlan(width=32, epochs=2, batch=512, lr=3e-3),
+        gate=GatePlan(tc="nodes=1500", sprt="elo0=0,elo1=200", max_games=8),
+    ),
+    "standard": Budget(
+        name="standard",
+        round0_games=6000,
+        round0_depth=3,
+        rounds=12,
+        selfplay=SelfPlaySettings(nodes=5000, games=3000, chunk=50),
+        fit=FitPlan(width=256, epochs=6),
+        gate=GatePlan(tc="3+0.03", sprt="elo0=0,elo1=15", max_games=400),
+    ),
+}

@@ -1,0 +1,106 @@
+"""A round's candidate: a perspective network fitted to the run's self-play data, saved
+with the provenance that ties it to the player whose games it learned from.
+
+The fit checkpoints every epoch into the round's ``fit`` folder and resumes from there;
+the candidate's file is written last, with ``fit/summary.json`` before it, so a round
+that finds both has its candidate.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from treestrap.bootstrap.budgets import Budget
+from treestrap.distill.position_file import record_count
+from treestrap.evaluation.provenance import (
+    KEY,
+    chain_self_play_only,
+    model_parent,
+    stored_weights,
+    tool_record,
+    weights_sha256,
+)
+
+SUMMARY_FILE = "summary.json"
+TOOL = "treestrap bootstrap"
+
+
+def _start(best: Any, budget: Budget) -> Any:
+    """The best network to start from, when it has the planned shape (else None)."""
+    from treestrap.evaluation.perspective_weights import PerspectiveModel
+
+    plan = budget.fit
+    if not plan.from_previous or not isinstance(best, PerspectiveModel):
+        return None
+    shape = (best.width, best.activation, best.buckets)
+    return best if shape == (plan.width, plan.activation, plan.buckets) else None
+
+
+def fit_candidate(
+    candidate: Path,
+    train_files: list[Path],
+    held_out: list[Path],
+    budget: Budget,
+    best_path: Path,
+    games: int,
+    state_dir: Path,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Fit (or finish fitting, or read back) the round's candidate; what the round's
+    record keeps of the fit."""
+    from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
+    from treestrap.evaluation.weight_files import load_weights
+
+    summary_path = state_dir / SUMMARY_FILE
+    if candidate.exists() and summary_path.exists():
+        return dict(json.loads(summary_path.read_text()))
+    state_dir.mkdir(parents=True, exist_ok=True)
+    plan = budget.fit
+    settings = PerspectiveFitSettings(
+        width=plan.width,
+        activation=plan.activation,
+        buckets=plan.buckets,
+        result_weight=plan.result_weight,
+        epochs=plan.epochs,
+        batch=plan.batch,
+        lr=plan.lr,
+    )
+    best = load_weights(best_path)
+    start = _start(best, budget)
+    cpu = time.process_time()
+    model, reports = fit_perspective(
+        train_files, held_out, settings, start=start, state_dir=state_dir, progress=progress
+    )
+    cpu_seconds = time.process_time() - cpu
+    last = reports[-1]
+    parents = [model_parent("self-play data", best_path.name, stored_weights(best), best.metadata)]
+    if start is not None:
+        parents.append(model_parent("start", best_path.name, stored_weights(start), start.metadata))
+    by_player = {"self-play": games}
+    record = tool_record(TOOL, cpu_seconds)
+    record.update(
+        sha256=weights_sha256(stored_weights(model)),
+        games=by_player,
+        positions=sum(record_count(f) for f in train_files),
+        parents=parents,
+        budget=budget.name,
+        self_play_only=chain_self_play_only(parents, games=by_player),
+    )
+    model.metadata = {
+        KEY: record,
+        "fit": {"epochs": len(reports), "held_out_loss": last.held_out_loss},
+    }
+    summary = {
+        "positions": record["positions"],
+        "held_out_loss": round(last.held_out_loss, 5),
+        "held_out_cp": round(last.held_out_cp, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
+        "model": model.spec,
+        "epochs": [vars(r) for r in reports],
+    }
+    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
+    model.save(candidate)
+    return summary

@@ -1,0 +1,326 @@
+"""The bootstrap pipeline: from random weights to the best network, round by round.
+
+Round 0 learns linear weights from random ones by TreeStrap self-play (the ``strong``
+preset, playing only itself). Each later round
+
+1. plays self-play games with the best player so far and records their positions
+   (:mod:`treestrap.bootstrap.selfplay`),
+2. fits a perspective network to this round's data and the rounds' before it
+   (:mod:`treestrap.distill.perspective_fit`),
+3. gates it against the best player (:mod:`treestrap.bootstrap.gate`): only an
+   accepted network becomes the best.
+
+Every step leaves files that say it is done (a training run's weights, data chunks,
+fit checkpoints, stored gate games, ``round.json``), so the same command resumes a
+killed run where it stopped. ``RUN/bootstrap.json`` holds the budget the run was made
+with; ``RUN/rounds.jsonl`` one line per finished round, what the report and the curve
+are drawn from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from treestrap.bootstrap.actors import play_round
+from treestrap.bootstrap.budgets import Budget
+from treestrap.bootstrap.gate import run_gate
+from treestrap.bootstrap.selfplay import ChunkSummary, chunk_path
+
+SETTINGS_FILE = "bootstrap.json"
+ROUNDS_FILE = "rounds.jsonl"
+ROUND_FILE = "round.json"
+CANDIDATE_FILE = "candidate.npz"
+
+
+class ForeignDataError(ValueError):
+    """A data file played by a player that is not one of the run's own."""
+
+
+@dataclass
+class RunOptions:
+    """How this invocation runs (not part of the run: may change on resume)."""
+
+    actors: int = 1
+    backend: str = "local"
+    address: str | None = None
+    minutes: float | None = None
+    progress: bool = True
+    #: bench depth for the nodes-per-second column (0: not measured)
+    bench_depth: int = 6
+
+
+def round_dir(run: Path, number: int) -> Path:
+    return run / f"round-{number:02d}"
+
+
+def open_run(run: Path, budget: Budget, seed: int, command: str) -> Budget:
+    """Make the run directory, or reopen one made with this budget's name and seed: a
+    run goes on with the settings it was made with (read from ``bootstrap.json``)."""
+    path = run / SETTINGS_FILE
+    if path.exists():
+        saved = json.loads(path.read_text())
+        if saved["budget"]["name"] != budget.name or saved["seed"] != seed:
+            raise ValueError(
+                f"{run} was made with --budget {saved['budget']['name']} --seed "
+                f"{saved['seed']}, not --budget {budget.name} --seed {seed}"
+            )
+        return Budget.from_json(saved["budget"])
+    if (run / ROUNDS_FILE).exists() or any(run.glob("round-*")):
+        raise ValueError(f"{run} holds rounds but no {SETTINGS_FILE}: not a bootstrap run")
+    settings = {"game": "chess", "seed": seed, "budget": budget.to_json(), "command": command}
+    run.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=1) + "\n")
+    return budget
+
+
+def finished_rounds(run: Path) -> list[dict[str, Any]]:
+    """The records of the rounds finished, in order."""
+    path = run / ROUNDS_FILE
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def best_player(run: Path) -> Path:
+    """The best player's weight file after the rounds finished so far."""
+    best = None
+    for record in finished_rounds(run):
+        if record["accepted"]:
+            best = run / record["player_file"]
+    if best is None:
+        raise ValueError(f"{run}: round 0 has not finished")
+    return best
+
+
+def _seconds_left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _finish_round(run: Path, record: dict[str, Any]) -> None:
+    """The round's record into its folder and, last, onto the run's list."""
+    folder = round_dir(run, record["round"])
+    from treestrap.training.files import write_atomic
+
+    (folder / ROUND_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    lines = [json.dumps(r) for r in [*finished_rounds(run), record]]
+    write_atomic(run / ROUNDS_FILE, "\n".join(lines) + "\n")
+
+
+def run_round0(
+    run: Path, budget: Budget, seed: int, options: RunOptions, deadline: float | None
+) -> bool:
+    """Round 0 (or its continuation); True when it finished."""
+    from treestrap.training.config import apply_preset, game_config
+
+    folder = round_dir(run, 0) / "train"
+    config = apply_preset(game_config("chess"), "strong")
+    config = dataclasses.replace(
+        config,
+        games=budget.round0_games,
+        depth=budget.round0_depth,
+        opponent="self",
+        opponent_after=0,
+        seed=seed,
+        checkpoint_every=max(1, min(50, budget.round0_games)),
+    )
+    resume = (folder / "weights.npz").exists()
+    state = _train_with_bar(config, folder, resume, _seconds_left(deadline), options.progress)
+    if state.games < budget.round0_games:
+        return False
+    record = {
+        "round": 0,
+        "player_file": str((folder / "weights.npz").relative_to(run)),
+        "accepted": True,
+        "games": state.games,
+        "positions": 0,
+        "cpu_seconds": round(state.cpu_seconds, 1),
+        "round_cpu_seconds": round(state.cpu_seconds, 1),
+        "elo_vs_round0": 0.0,
+        "elo_lower": 0.0,
+        "elo_upper": 0.0,
+        "model": "linear (meep)",
+    }
+    record["nps"] = _nps(folder / "weights.npz", options.bench_depth)
+    _finish_round(run, record)
+    return True
+
+
+def _train_with_bar(
+    config: Any, folder: Path, resume: bool, seconds: float | None, progress: bool
+) -> Any:
+    from tqdm import tqdm
+
+    from treestrap.training.run import train
+
+    bar = tqdm(total=config.games, unit="game", desc="round 0: TreeStrap", disable=not progress)
+    try:
+        return train(
+            config,
+            folder,
+            resume=resume,
+            time_limit=seconds,
+            on_game=lambda summary, state: bar.update(state.games - bar.n),
+        )
+    finally:
+        bar.close()
+
+
+def _nps(weights: Path, depth: int) -> int:
+    """Nodes per second of the tournament search with these weights on the bench."""
+    if depth <= 0:
+        return 0
+    from treestrap.engine.bench import run_bench
+    from treestrap.evaluation.weight_files import load_weights
+
+    return run_bench(depth=depth, evaluator=load_weights(weights).evaluator()).nps
+
+
+def _data_files(run: Path, number: int, budget: Budget) -> tuple[list[Path], list[Path]]:
+    """The fit's training and held-out files: the chunks of this round and the
+    ``data_rounds - 1`` before it; the held-out one is this round's last chunk."""
+    first = max(1, number - budget.fit.data_rounds + 1)
+    files: list[Path] = []
+    for r in range(first, number + 1):
+        data = round_dir(run, r) / "data"
+        files += [chunk_path(data, i) for i in range(budget.selfplay.chunks())]
+    files = [f for f in files if f.exists()]
+    held_out = [chunk_path(round_dir(run, number) / "data", budget.selfplay.chunks() - 1)]
+    return [f for f in files if f not in held_out], held_out
+
+
+def check_own_data(files: list[Path], players: set[str]) -> None:
+    """Refuse any data file whose games were played by a player not of this run."""
+    from treestrap.distill.position_file import read_header
+
+    for path in files:
+        header, _ = read_header(path)
+        if header.get("player_sha256") not in players:
+            raise ForeignDataError(
+                f"{path}: played by {header.get('player')!r} (sha256 "
+                f"{str(header.get('player_sha256'))[:12]}...), not by a player of this run"
+            )
+
+
+def _own_players(run: Path) -> set[str]:
+    """The SHA-256 of every weight file that played this run's games."""
+    from treestrap.evaluation.provenance import file_sha256
+
+    return {file_sha256(run / r["player_file"]) for r in finished_rounds(run) if r["accepted"]}
+
+
+def run_network_round(
+    run: Path, number: int, budget: Budget, options: RunOptions, deadline: float | None
+) -> bool:
+    """Round ``number`` >= 1 (or its continuation); True when it finished."""
+    from treestrap.bootstrap.fitting import fit_candidate
+
+    folder = round_dir(run, number)
+    best = best_player(run)
+    summaries = play_round(
+        best,
+        budget.selfplay,
+        folder / "data",
+        options.actors,
+        options.backend,
+        options.address,
+        deadline,
+        options.progress,
+    )
+    if len(summaries) < budget.selfplay.chunks():
+        return False
+    if deadline is not None and time.monotonic() >= deadline:
+        return False
+    train_files, held_out = _data_files(run, number, budget)
+    check_own_data(train_files + held_out, _own_players(run))
+    candidate = folder / CANDIDATE_FILE
+    fit = fit_candidate(
+        candidate,
+        train_files,
+        held_out,
+        budget,
+        best,
+        _games_in(train_files + held_out),
+        folder / "fit",
+        options.progress,
+    )
+    if deadline is not None and time.monotonic() >= deadline:
+        return False
+    gate = run_gate(candidate, best, folder / "gate", budget.gate, options.progress)
+    previous = finished_rounds(run)[-1]
+    round_cpu = _selfplay_cpu(summaries) + fit["cpu_seconds"] + gate.cpu_seconds
+    gain = gate.elo if gate.accepted else 0.0
+    base = [r for r in finished_rounds(run) if r["accepted"]][-1]
+    record = {
+        "round": number,
+        "player_file": str(candidate.relative_to(run)),
+        "accepted": gate.accepted,
+        "games": sum(s.games for s in summaries),
+        "positions": sum(s.positions for s in summaries),
+        "fit_positions": fit["positions"],
+        "held_out_loss": fit["held_out_loss"],
+        "held_out_cp": fit["held_out_cp"],
+        "gate": gate.line(),
+        "sprt": gate.summary,
+        "gate_elo": gate.elo,
+        "gate_lower": gate.lower,
+        "gate_upper": gate.upper,
+        "elo_vs_round0": round(base["elo_vs_round0"] + gain, 1),
+        "round_cpu_seconds": round(round_cpu, 1),
+        "cpu_seconds": round(previous["cpu_seconds"] + round_cpu, 1),
+        "model": fit["model"],
+    }
+    record["nps"] = _nps(candidate, options.bench_depth)
+    _finish_round(run, record)
+    return True
+
+
+def _selfplay_cpu(summaries: list[ChunkSummary]) -> float:
+    return sum(s.cpu_seconds for s in summaries)
+
+
+def _games_in(files: list[Path]) -> int:
+    from treestrap.distill.position_file import read_header
+
+    total = 0
+    for path in files:
+        first, last = read_header(path)[0]["games"]
+        total += last - first + 1
+    return total
+
+
+def bootstrap(
+    run: Path, budget: Budget, seed: int, command: str, options: RunOptions
+) -> list[dict[str, Any]]:
+    """Run (or resume) a bootstrap run until its rounds are done or its minutes spent;
+    the finished rounds' records."""
+    deadline = None if options.minutes is None else time.monotonic() + options.minutes * 60
+    budget = open_run(run, budget, seed, command)
+    while True:
+        done = finished_rounds(run)
+        number = len(done)
+        if number > budget.rounds:
+            break
+        if number == 0:
+            finished = run_round0(run, budget, seed, options, deadline)
+        else:
+            finished = run_network_round(run, number, budget, options, deadline)
+        if not finished:
+            break
+        publish(run)
+    return finished_rounds(run)
+
+
+def publish(run: Path) -> None:
+    """Redraw the run's report, curve and TensorBoard scalars from its rounds."""
+    from treestrap.bootstrap.report import log_scalars, plot_curve, write_report
+
+    records = finished_rounds(run)
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    write_report(run, records, settings)
+    plot_curve(run, records)
+    log_scalars(run, records)

@@ -1,0 +1,117 @@
+"""What a bootstrap run shows of itself: a table of its rounds, a Markdown report, the
+curve of Elo against CPU hours, and TensorBoard scalars, all drawn from
+``RUN/rounds.jsonl`` (so they are redrawn whole after every round, and on resume)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+REPORT_FILE = "report.md"
+CURVE_FILE = "curve.png"
+TENSORBOARD_DIR = "tensorboard"
+
+HEADER = (
+    "| round | model | games | positions | held-out loss | gate (Elo, 95%) | accepted "
+    "| Elo vs round 0 | nodes/s | CPU hours |"
+)
+
+
+def _row(r: dict[str, Any]) -> str:
+    if r["round"] == 0:
+        gate, loss = "-", "-"
+    else:
+        gate = f"{r['gate_elo']:+.0f} [{r['gate_lower']:+.0f}, {r['gate_upper']:+.0f}]"
+        loss = f"{r['held_out_loss']:.4f}"
+    return (
+        f"| {r['round']} | {r['model']} | {r['games']} | {r['positions']} | {loss} | {gate} "
+        f"| {'yes' if r['accepted'] else 'no'} | {r['elo_vs_round0']:+.0f} | {r.get('nps', 0)} "
+        f"| {r['cpu_seconds'] / 3600:.2f} |"
+    )
+
+
+def rounds_table(records: list[dict[str, Any]]) -> str:
+    """The rounds as a Markdown table."""
+    rule = "|" + "---|" * (HEADER.count("|") - 1)
+    return "\n".join([HEADER, rule, *(_row(r) for r in records)])
+
+
+def write_report(run: Path, records: list[dict[str, Any]], settings: dict[str, Any]) -> None:
+    """``RUN/report.md``: the command, the budget, the rounds and each gate's test."""
+    lines = [
+        f"# Bootstrap run {run.name}",
+        "",
+        f"Command: `{settings['command']}`; budget `{settings['budget']['name']}`, seed "
+        f"{settings['seed']}.",
+        "",
+        "Elo vs round 0 adds up the gate estimates of the accepted rounds; the gate column "
+        "is the candidate against the best player before it.",
+        "",
+        rounds_table(records),
+        "",
+    ]
+    lines += [f"- round {r['round']}: {r['sprt']}" for r in records if r["round"] > 0]
+    (run / REPORT_FILE).write_text("\n".join(lines) + "\n")
+
+
+def plot_curve(run: Path, records: list[dict[str, Any]]) -> None:
+    """``RUN/curve.png``: Elo against round 0 over the CPU hours spent, accepted rounds
+    filled, rejected ones hollow."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    hours = [r["cpu_seconds"] / 3600 for r in records]
+    best = [r["elo_vs_round0"] for r in records]
+    ax.step(hours, best, where="post", color="tab:blue", label="best player")
+    for r, x in zip(records, hours, strict=True):
+        if r["round"] == 0:
+            continue
+        y = best[r["round"] - 1] + r["gate_elo"] if not r["accepted"] else r["elo_vs_round0"]
+        ax.errorbar(
+            x,
+            y,
+            yerr=[[r["gate_elo"] - r["gate_lower"]], [r["gate_upper"] - r["gate_elo"]]],
+            marker="o",
+            capsize=3,
+            color="tab:blue",
+            markerfacecolor="tab:blue" if r["accepted"] else "white",
+        )
+        ax.annotate(str(r["round"]), (x, y), textcoords="offset points", xytext=(4, 4))
+    ax.set_xlabel("CPU hours from random weights")
+    ax.set_ylabel("Elo against round 0")
+    ax.set_title(f"treestrap bootstrap {run.name}")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(run / CURVE_FILE, dpi=100)
+    plt.close(fig)
+
+
+def log_scalars(run: Path, records: list[dict[str, Any]]) -> bool:
+    """TensorBoard scalars of every round (step: the round), rewritten whole; False
+    when the tensorboard package is not installed."""
+    if importlib.util.find_spec("tensorboard") is None:
+        return False
+    from treestrap.training.tensorboard_log import EventLog
+
+    events = EventLog(run / TENSORBOARD_DIR)
+    try:
+        events.restart()
+        for r in records:
+            scalars = {
+                "bootstrap/elo_vs_round0": float(r["elo_vs_round0"]),
+                "bootstrap/cpu_hours": r["cpu_seconds"] / 3600,
+                "bootstrap/positions": float(r["positions"]),
+                "bootstrap/nodes_per_second": float(r.get("nps", 0)),
+            }
+            if r["round"] > 0:
+                scalars["bootstrap/held_out_loss"] = float(r["held_out_loss"])
+                scalars["bootstrap/gate_elo"] = float(r["gate_elo"])
+            events.write(r["round"], scalars)
+    finally:
+        events.close()
+    return True

@@ -1,0 +1,184 @@
+"""Self-play games that write their own training data as they are played.
+
+The run's best player plays both sides at a fixed node budget a move, from a line of
+the book and a few random plies (both drawn from the run's seed and the game's
+number). Every position it searches becomes a record of
+:mod:`treestrap.distill.position_file` with the search's score, once the game's result
+is known, unless the position is of no use to a static evaluation: the side to move
+in check, the best move a capture or promotion (the value lies in the exchange a
+search plays out, not in the position), or the game already decided (a score beyond
+:data:`DECIDED`). A game whose score stays decided for :data:`DECIDED_PLIES` plies
+ends there, scored for the side ahead.
+
+Games are played in chunks of a fixed size; a chunk goes to disk as one file, written
+under a temporary name and renamed when complete, so a kill loses at most the chunk
+being played and a resumed run plays it again (the same games: node budgets make the
+searches deterministic).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.core.makemove import make_move
+from treestrap.core.move import is_capture, is_promotion
+from treestrap.core.notation import legal_moves, parse_uci_move, position_from_board
+from treestrap.core.position import ST_PLY, ST_SIDE, Position, in_check
+from treestrap.core.status import CHECKMATE, ONGOING, game_status, new_move_buffer
+from treestrap.distill.position_file import RECORD, PositionWriter, pack_position, record_count
+from treestrap.engine.engine import Engine
+from treestrap.evaluation.provenance import file_sha256
+from treestrap.evaluation.weight_files import load_weights
+from treestrap.play.openings import Opening, built_in_book
+from treestrap.search.timeman import SearchLimits
+
+#: A score (cp, side to move) from which a game counts as decided.
+DECIDED = 1500
+#: Plies of decided scores in a row that end a game.
+DECIDED_PLIES = 6
+#: Records are kept from this ply on (the book's moves are no one's choice).
+FIRST_RECORDED_PLY = 8
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """How a round's self-play games are played."""
+
+    nodes: int = 5000
+    games: int = 1000
+    chunk: int = 50
+    random_plies: int = 4
+    max_plies: int = 300
+    seed: int = 0
+    hash_mb: int = 16
+
+    def chunks(self) -> int:
+        return -(-self.games // self.chunk)
+
+
+@dataclass
+class ChunkSummary:
+    """What one chunk of games left: counts, results and cost."""
+
+    index: int
+    games: int
+    positions: int
+    white_wins: int
+    black_wins: int
+    draws: int
+    plies: int
+    nodes: int
+    cpu_seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def chunk_path(data_dir: Path, index: int) -> Path:
+    return data_dir / f"chunk-{index:04d}.tspos"
+
+
+def _opening(settings: SelfPlaySettings, number: int, book: list[Opening]) -> Position:
+    """Game ``number``'s start: a book line and random plies, drawn from (seed, number)."""
+    rng = np.random.default_rng([settings.seed, number])
+    pos = position_from_board(book[int(rng.integers(len(book)))].board())
+    for _ in range(settings.random_plies):
+        moves = legal_moves(pos)
+        if not moves:
+            break
+        make_move(pos, moves[int(rng.integers(len(moves)))])
+    return pos
+
+
+def play_game(
+    engine: Engine, settings: SelfPlaySettings, number: int, book: list[Opening]
+) -> tuple[np.ndarray, str, int, int]:
+    """One game: its records (results filled in), its result for white ("1-0", ...),
+    its plies and the nodes searched."""
+    pos = _opening(settings, number, book)
+    start_ply = int(pos.st[ST_PLY])
+    engine.new_game()
+    buffer = new_move_buffer()
+    kept: list[np.ndarray] = []
+    sides: list[int] = []
+    nodes, decided_run, result = 0, 0, "1/2-1/2"
+    limits = SearchLimits(nodes=settings.nodes)
+    for ply in range(start_ply, settings.max_plies):
+        status = game_status(pos, buffer)
+        if status != ONGOING:
+            if status == CHECKMATE:  # the side to move lost; every other end is a draw
+                result = "0-1" if int(pos.st[ST_SIDE]) == 0 else "1-0"
+            break
+        outcome = engine.go(pos, limits)
+        nodes += outcome.nodes
+        move = parse_uci_move(pos, outcome.best_move)
+        score = outcome.score
+        decided_run = decided_run + 1 if abs(score) >= DECIDED else 0
+        if decided_run >= DECIDED_PLIES:
+            ahead_white = (score > 0) == (int(pos.st[ST_SIDE]) == 0)
+            result = "1-0" if ahead_white else "0-1"
+            break
+        quiet = not (in_check(pos) or is_capture(move) or is_promotion(move))
+        if quiet and ply >= FIRST_RECORDED_PLY and abs(score) < DECIDED:
+            kept.append(pack_position(pos, score, 0, ply))
+            sides.append(int(pos.st[ST_SIDE]))
+        make_move(pos, move)
+    records = np.concatenate(kept) if kept else np.zeros(0, dtype=RECORD)
+    white_score = {"1-0": 1, "0-1": -1}.get(result, 0)
+    records["result"] = [white_score if side == 0 else -white_score for side in sides]
+    return records, result, int(pos.st[ST_PLY]) - start_ply, nodes
+
+
+def play_chunk(
+    model_path: Path, settings: SelfPlaySettings, data_dir: Path, index: int
+) -> ChunkSummary:
+    """Play chunk ``index`` (games ``index * chunk + 1`` on) with the player of
+    ``model_path`` and write its file; a chunk already on disk is read, not played."""
+    path = chunk_path(data_dir, index)
+    summary_path = path.with_suffix(".json")
+    if path.exists() and summary_path.exists():
+        return ChunkSummary(**json.loads(summary_path.read_text()))
+    cpu = time.process_time()
+    engine = Engine(load_weights(model_path).evaluator(), hash_mb=settings.hash_mb)
+    book = built_in_book()
+    first = index * settings.chunk + 1
+    last = min(settings.games, first + settings.chunk - 1)
+    counts = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
+    plies = nodes = 0
+    header = {
+        "player": str(model_path.name),
+        "player_sha256": file_sha256(model_path),
+        "games": [first, last],
+        "settings": asdict(settings),
+    }
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    with PositionWriter(tmp, header) as writer:
+        for number in range(first, last + 1):
+            records, result, game_plies, game_nodes = play_game(engine, settings, number, book)
+            writer.write(records)
+            counts[result] += 1
+            plies += game_plies
+            nodes += game_nodes
+    summary = ChunkSummary(
+        index,
+        last - first + 1,
+        record_count(tmp),
+        counts["1-0"],
+        counts["0-1"],
+        counts["1/2-1/2"],
+        plies,
+        nodes,
+        round(time.process_time() - cpu, 2),
+    )
+    # The summary first, the data file last: the file's name is the commit point.
+    summary_path.write_text(json.dumps(summary.to_json()) + "\n")
+    os.replace(tmp, path)
+    return summary

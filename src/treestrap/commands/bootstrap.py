@@ -1,0 +1,111 @@
+"""``treestrap bootstrap``: from random weights to the best network by rounds of
+self-play data, an offline fit and a gate (:mod:`treestrap.bootstrap.pipeline`).
+
+Only argparse at import time; the pipeline is imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments
+
+#: The budgets by name (the pipeline's module holds their settings).
+BUDGET_NAMES = ("smoke", "standard")
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of minutes: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _actors(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return int(text)
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``bootstrap`` to the ``treestrap`` subcommands."""
+    p = sub.add_parser(
+        "bootstrap",
+        help="learn a network from random weights by rounds of self-play, fit and gate",
+        description="Round 0 learns linear weights from random ones by TreeStrap self-play; "
+        "each later round plays self-play games with the best player so far, recording "
+        "every quiet position's search score and the game's result, fits a perspective "
+        "network to them and keeps it only if it passes an SPRT against the best. The "
+        "same command resumes a stopped run. RUN/report.md, RUN/curve.png and "
+        "RUN/tensorboard show the rounds; the best network is the last accepted "
+        "round's candidate.npz.",
+    )
+    p.add_argument("--game", default="chess", help="the game (chess)")
+    p.add_argument("--out", required=True, metavar="RUN", help="the run directory")
+    p.add_argument(
+        "--budget",
+        choices=BUDGET_NAMES,
+        default="standard",
+        help="smoke: minutes on two cores, a tiny round 0 and two small network rounds; "
+        "standard (default): the run behind the shipped network",
+    )
+    p.add_argument("--seed", type=int, default=0, help="round 0's weights and the openings")
+    p.add_argument(
+        "--minutes", type=_minutes, help="stop after the step running when they are spent"
+    )
+    p.add_argument(
+        "--actors", type=_actors, default=1, metavar="N", help="self-play processes (default 1)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_backend_arguments(p, "the self-play chunks")
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Handler: 0 when the run finished or stopped at ``--minutes``; 2 for bad input."""
+    if args.game != "chess":
+        print(
+            f"error: --game {args.game}: the bootstrap pipeline plays chess (only)",
+            file=sys.stderr,
+        )
+        return 2
+    problem = check_backend_arguments(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    from treestrap.bootstrap.budgets import BUDGETS
+    from treestrap.bootstrap.pipeline import RunOptions, bootstrap
+    from treestrap.bootstrap.report import rounds_table
+    from treestrap.evaluation.provenance import command_line
+
+    run = Path(args.out)
+    budget = BUDGETS[args.budget]
+    options = RunOptions(
+        actors=args.actors,
+        backend=args.backend,
+        address=args.address,
+        minutes=args.minutes,
+        progress=not args.quiet,
+        bench_depth=3 if budget.name == "smoke" else 6,
+    )
+    try:
+        records = bootstrap(run, budget, args.seed, command_line(), options)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the same command resumes {run}", file=sys.stderr)
+        return 130
+    print(rounds_table(records))
+    rounds = len(records) - 1
+    if rounds >= budget.rounds:
+        print(f"done: {rounds} network rounds; report in {run / 'report.md'}")
+    else:
+        print(f"stopped after round {rounds}: the same command carries on")
+    return 0

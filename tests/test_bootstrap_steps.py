@@ -1,0 +1,127 @@
+"""The bootstrap pipeline's steps one by one: self-play data, its filters and its
+resumption, the gate's decision, the refusal of foreign data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from treestrap.bootstrap.gate import BEST, CANDIDATE, decide
+from treestrap.bootstrap.pipeline import ForeignDataError, check_own_data
+from treestrap.bootstrap.selfplay import (
+    FIRST_RECORDED_PLY,
+    SelfPlaySettings,
+    chunk_path,
+    play_chunk,
+    play_game,
+)
+from treestrap.distill.position_file import read_header, read_records, to_fen
+from treestrap.engine.engine import Engine
+from treestrap.evaluation.presets import preset_model
+from treestrap.evaluation.provenance import file_sha256
+from treestrap.play.openings import built_in_book
+from treestrap.play.sprt_match import SprtWatch
+from treestrap.rating.gsprt import parse_gsprt
+
+SETTINGS = SelfPlaySettings(nodes=400, games=4, chunk=2, max_plies=120, seed=3)
+
+
+@pytest.fixture(scope="module")
+def player(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("player") / "learned.npz"
+    preset_model("learned").save(path)
+    return path
+
+
+def test_game_records_are_quiet_and_carry_the_result(player: Path) -> None:
+    from treestrap.evaluation.weight_files import load_weights
+
+    engine = Engine(load_weights(player).evaluator())
+    for number in (1, 2):
+        records, result, plies, nodes = play_game(engine, SETTINGS, number, built_in_book())
+        assert result in ("1-0", "0-1", "1/2-1/2") and plies > 0 and nodes > 0
+        white = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[result]
+        for record in records:
+            board = chess.Board(to_fen(record))
+            assert not board.is_check()
+            assert record["ply"] >= FIRST_RECORDED_PLY
+            expected = white if board.turn == chess.WHITE else -white
+            assert record["result"] == expected
+
+
+def test_a_chunk_killed_midway_is_played_again_to_the_same_file(
+    player: Path, tmp_path: Path
+) -> None:
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    first = play_chunk(player, SETTINGS, whole, 0)
+    assert first.games == 2 and first.positions == len(read_records(chunk_path(whole, 0)))
+    header, _ = read_header(chunk_path(whole, 0))
+    assert header["player_sha256"] == file_sha256(player) and header["games"] == [1, 2]
+
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    # what a kill leaves: a partial temporary file and no chunk
+    (killed / (chunk_path(killed, 0).name + ".999.tmp")).write_bytes(b"TSPOS01\npartial")
+    again = play_chunk(player, SETTINGS, killed, 0)
+    assert chunk_path(killed, 0).read_bytes() == chunk_path(whole, 0).read_bytes()
+    assert again.positions == first.positions
+    # a chunk on disk is read back, not played again
+    assert play_chunk(player, SETTINGS, killed, 0) == again
+
+
+def test_foreign_data_is_refused(player: Path, tmp_path: Path) -> None:
+    play_chunk(player, SETTINGS, tmp_path, 0)
+    files = [chunk_path(tmp_path, 0)]
+    check_own_data(files, {file_sha256(player)})
+    with pytest.raises(ForeignDataError, match="not by a player of this run"):
+        check_own_data(files, {"0" * 64})
+
+
+def _watched(pair_scores: list[float], sprt: str = "elo0=0,elo1=10") -> tuple[list, SprtWatch]:
+    """Games of pairs with these candidate points (0, 0.5, 1, 1.5 or 2 a pair)."""
+    rounds: list[str] = []
+    played: list[tuple[str, str, str]] = []
+    for i, points in enumerate(pair_scores):
+        first = 1.0 if points >= 1.5 else 0.5 if points >= 1.0 else 0.0
+        first = min(first, points)
+        second = points - first
+        for white_first, got in ((True, first), (False, second)):
+            result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[got]
+            if not white_first:  # the candidate plays black: the result flips
+                result = {"1-0": "0-1", "0-1": "1-0"}.get(result, result)
+            white, black = (CANDIDATE, BEST) if white_first else (BEST, CANDIDATE)
+            played.append((white, black, result))
+            rounds.append(str(i))
+    watch = SprtWatch(parse_gsprt(sprt), CANDIDATE, rounds)
+    for game_id, (white, _black, result) in enumerate(played):
+        watch.add(game_id, white, result)
+    return played, watch
+
+
+def test_the_gate_accepts_a_clearly_stronger_candidate() -> None:
+    played, watch = _watched([2.0, 1.5, 1.0, 1.5, 0.5] * 40)
+    gate = decide(played, watch)
+    assert gate.accepted and gate.decision == "H1"
+    assert gate.wins > gate.losses and gate.elo > 0 and gate.lower > 0
+
+
+def test_the_gate_rejects_a_weaker_or_undecided_candidate() -> None:
+    played, watch = _watched([0.0, 0.5, 1.0, 0.5, 1.5] * 40)
+    gate = decide(played, watch)
+    assert not gate.accepted and gate.decision == "H0" and gate.elo < 0
+    played, watch = _watched([1.0, 1.5])
+    undecided = decide(played, watch)
+    assert not undecided.accepted and undecided.decision == "continue"
+    assert "undecided" in undecided.summary
+
+
+def test_budgets_round_trip_through_the_run_settings() -> None:
+    from treestrap.bootstrap.budgets import BUDGETS, Budget
+
+    for budget in BUDGETS.values():
+        assert Budget.from_json(budget.to_json()) == budget
+    assert np.isfinite(BUDGETS["smoke"].fit.lr)
