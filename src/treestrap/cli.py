@@ -28,6 +28,7 @@ COMMANDS = (
     "dataset",
     "supervised",
     "distill",
+    "data",
     "measure",
     "connect4",
 )
