@@ -29,6 +29,7 @@ COMMANDS = (
     "supervised",
     "distill",
     "bootstrap",
+    "data",
     "measure",
     "connect4",
 )
