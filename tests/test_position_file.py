@@ -210,3 +210,16 @@ def test_other_files_are_refused(tmp_path: Path, content: bytes) -> None:
 def test_the_writer_refuses_other_arrays(tmp_path: Path) -> None:
     with PositionWriter(tmp_path / "x.tspos") as writer, pytest.raises(TypeError):
         writer.write(np.zeros(3, dtype=np.int64))
+
+
+def test_a_writer_appends_after_the_last_whole_record(tmp_path: Path) -> None:
+    path = tmp_path / "cut.tspos"
+    records = np.zeros(3, dtype=RECORD)
+    records["score"] = [1, 2, 3]
+    with PositionWriter(path) as writer:
+        writer.write(records[:2])
+    with open(path, "ab") as fh:  # a kill in the middle of a record
+        fh.write(records[2:].tobytes()[:17])
+    with PositionWriter(path) as writer:
+        writer.write(records[2:])
+    assert list(read_records(path)["score"]) == [1, 2, 3]

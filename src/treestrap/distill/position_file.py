@@ -92,7 +92,8 @@ class PositionWriter:
         self.path = Path(path)
         if not self.path.exists():
             self.path.write_bytes(_header_bytes(header or {}))
-        read_header(self.path)
+        # a partial record left by a kill would shift every record appended after it
+        truncate(self.path, record_count(self.path))
         self._fh = open(self.path, "ab")  # noqa: SIM115 (closed by close())
 
     def write(self, records: np.ndarray) -> None:
