@@ -86,7 +86,7 @@ BUDGETS = {
         round0_depth=3,
         rounds=12,
         selfplay=SelfPlaySettings(nodes=5000, games=3000, chunk=50),
-        fit=FitPlan(width=256, epochs=6),
-        gate=GatePlan(tc="3+0.03", sprt="elo0=0,elo1=15", max_games=400),
+        fit=FitPlan(width=256, epochs=6, data_rounds=5),
+        gate=GatePlan(tc="2+0.02", sprt="elo0=0,elo1=15", max_games=300),
     ),
 }

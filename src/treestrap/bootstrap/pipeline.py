@@ -29,12 +29,14 @@ from typing import Any
 from treestrap.bootstrap.actors import play_round
 from treestrap.bootstrap.budgets import Budget
 from treestrap.bootstrap.gate import run_gate
-from treestrap.bootstrap.selfplay import ChunkSummary, chunk_path
+from treestrap.bootstrap.selfplay import ChunkSummary, SelfPlaySettings, chunk_path
 
 SETTINGS_FILE = "bootstrap.json"
 ROUNDS_FILE = "rounds.jsonl"
 ROUND_FILE = "round.json"
 CANDIDATE_FILE = "candidate.npz"
+#: Round ``r`` of a run with seed ``s`` draws its openings from seed ``s * ROUND_SEEDS + r``.
+ROUND_SEEDS = 1000
 
 
 class ForeignDataError(ValueError):
@@ -213,8 +215,14 @@ def _own_players(run: Path) -> set[str]:
     return {file_sha256(run / r["player_file"]) for r in finished_rounds(run) if r["accepted"]}
 
 
+def round_selfplay(budget: Budget, seed: int, number: int) -> SelfPlaySettings:
+    """Round ``number``'s self-play settings: its own openings (a round after a rejected
+    one has the same player, and must not play the same games again)."""
+    return dataclasses.replace(budget.selfplay, seed=seed * ROUND_SEEDS + number)
+
+
 def run_network_round(
-    run: Path, number: int, budget: Budget, options: RunOptions, deadline: float | None
+    run: Path, number: int, budget: Budget, seed: int, options: RunOptions, deadline: float | None
 ) -> bool:
     """Round ``number`` >= 1 (or its continuation); True when it finished."""
     from treestrap.bootstrap.fitting import fit_candidate
@@ -223,7 +231,7 @@ def run_network_round(
     best = best_player(run)
     summaries = play_round(
         best,
-        budget.selfplay,
+        round_selfplay(budget, seed, number),
         folder / "data",
         options.actors,
         options.backend,
@@ -308,7 +316,7 @@ def bootstrap(
         if number == 0:
             finished = run_round0(run, budget, seed, options, deadline)
         else:
-            finished = run_network_round(run, number, budget, options, deadline)
+            finished = run_network_round(run, number, budget, seed, options, deadline)
         if not finished:
             break
         publish(run)
