@@ -125,3 +125,15 @@ def test_budgets_round_trip_through_the_run_settings() -> None:
     for budget in BUDGETS.values():
         assert Budget.from_json(budget.to_json()) == budget
     assert np.isfinite(BUDGETS["smoke"].fit.lr)
+
+
+def test_two_actors_write_the_chunks_one_process_writes(player: Path, tmp_path: Path) -> None:
+    from treestrap.bootstrap.actors import play_round
+
+    one = play_round(player, SETTINGS, tmp_path / "one", actors=1, progress=False)
+    two = play_round(player, SETTINGS, tmp_path / "two", actors=2, progress=False)
+    assert [s.positions for s in one] == [s.positions for s in two]
+    for index in range(SETTINGS.chunks()):
+        a = read_records(chunk_path(tmp_path / "one", index))
+        b = read_records(chunk_path(tmp_path / "two", index))
+        assert np.array_equal(a, b)
