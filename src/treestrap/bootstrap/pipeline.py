@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any
 
 from treestrap.bootstrap.actors import play_round
 from treestrap.bootstrap.budgets import Budget
-from treestrap.bootstrap.gate import run_gate
+from treestrap.bootstrap.gate import GateResult, run_gate
 from treestrap.bootstrap.selfplay import ChunkSummary, SelfPlaySettings, chunk_path
 
 SETTINGS_FILE = "bootstrap.json"
@@ -143,8 +144,7 @@ def run_round0(
         "cpu_seconds": round(state.cpu_seconds, 1),
         "round_cpu_seconds": round(state.cpu_seconds, 1),
         "elo_vs_round0": 0.0,
-        "elo_lower": 0.0,
-        "elo_upper": 0.0,
+        "elo_margin": 0.0,
         "model": "linear (meep)",
     }
     record["nps"] = _nps(folder / "weights.npz", options.bench_depth)
@@ -157,9 +157,19 @@ def _train_with_bar(
 ) -> Any:
     from tqdm import tqdm
 
+    from treestrap.evaluation.weight_files import load_weights
     from treestrap.training.run import train
 
-    bar = tqdm(total=config.games, unit="game", desc="round 0: TreeStrap", disable=not progress)
+    done = 0
+    if resume:  # the bar starts at the games already played, so its rate is this run's
+        done = load_weights(folder / "weights.npz").metadata.get("run_state", {}).get("games", 0)
+    bar = tqdm(
+        total=config.games,
+        initial=done,
+        unit="game",
+        desc="round 0: TreeStrap",
+        disable=not progress,
+    )
     try:
         return train(
             config,
@@ -278,6 +288,7 @@ def run_network_round(
         "gate_lower": gate.lower,
         "gate_upper": gate.upper,
         "elo_vs_round0": round(base["elo_vs_round0"] + gain, 1),
+        "elo_margin": round(_margin(base, gate), 1),
         "round_cpu_seconds": round(round_cpu, 1),
         "cpu_seconds": round(previous["cpu_seconds"] + round_cpu, 1),
         "model": fit["model"],
@@ -285,6 +296,15 @@ def run_network_round(
     record["nps"] = _nps(candidate, options.bench_depth)
     _finish_round(run, record)
     return True
+
+
+def _margin(base: dict[str, Any], gate: GateResult) -> float:
+    """The 95% margin of the summed Elo: the accepted gates' margins combined as
+    independent errors (root of the sum of squares); a rejected gate adds none."""
+    if not gate.accepted:
+        return float(base.get("elo_margin", 0.0))
+    half = (gate.upper - gate.lower) / 2 if math.isfinite(gate.upper - gate.lower) else math.inf
+    return math.hypot(base.get("elo_margin", 0.0), half)
 
 
 def _selfplay_cpu(summaries: list[ChunkSummary]) -> float:

@@ -26,9 +26,14 @@ def _row(r: dict[str, Any]) -> str:
         loss = f"{r['held_out_loss']:.4f}"
     return (
         f"| {r['round']} | {r['model']} | {r['games']} | {r['positions']} | {loss} | {gate} "
-        f"| {'yes' if r['accepted'] else 'no'} | {r['elo_vs_round0']:+.0f} | {r.get('nps', 0)} "
+        f"| {'yes' if r['accepted'] else 'no'} | {_summed(r)} | {r.get('nps', 0)} "
         f"| {r['cpu_seconds'] / 3600:.2f} |"
     )
+
+
+def _summed(r: dict[str, Any]) -> str:
+    margin = r.get("elo_margin", 0.0)
+    return f"{r['elo_vs_round0']:+.0f}" + (f" +-{margin:.0f}" if margin else "")
 
 
 def rounds_table(records: list[dict[str, Any]]) -> str:
@@ -45,8 +50,9 @@ def write_report(run: Path, records: list[dict[str, Any]], settings: dict[str, A
         f"Command: `{settings['command']}`; budget `{settings['budget']['name']}`, seed "
         f"{settings['seed']}.",
         "",
-        "Elo vs round 0 adds up the gate estimates of the accepted rounds; the gate column "
-        "is the candidate against the best player before it.",
+        "Elo vs round 0 adds up the gate estimates of the accepted rounds (its 95% margin "
+        "combines theirs as independent errors); the gate column is the candidate against "
+        "the best player before it.",
         "",
         rounds_table(records),
         "",
