@@ -183,3 +183,15 @@ def test_a_gui_reads_three_lines_through_python_chess() -> None:
     assert scores == sorted(scores, reverse=True)
     for info in infos:
         _check_legal(board.fen(), " ".join(m.uci() for m in info["pv"]))
+
+
+@pytest.mark.parametrize("go", ["go nodes 500", "go movetime 100"])
+def test_a_limited_multipv_search_answers_a_searched_move(session: Session, go: str) -> None:
+    session.send("setoption name MultiPV value 4")
+    lines = session.search(POSITIONS[1], go)
+    infos = _infos(lines)
+    assert infos and infos[0]["multipv"] == "1"
+    best = lines[-1].split()[1]
+    assert chess.Move.from_uci(best) in chess.Board(POSITIONS[1]).legal_moves
+    last = _last_depth(lines)
+    assert best == last[0]["pv"].split()[0]  # line 1 of the last whole iteration
