@@ -38,7 +38,7 @@ import chess
 from hypothesis import strategies as st
 
 from treestrap.core.notation import MAX_CLOCK  # the FEN contract's largest clock
-from treestrap.engine.uci import MAX_GAME_PLIES
+from treestrap.engine.uci_protocol import MAX_GAME_PLIES
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weights import save_weights
 

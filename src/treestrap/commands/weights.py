@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
         "weights",
         help="inspect weight files and write preset ones",
         description="Inspect a weight file (largest weights, per-block summary, "
-        "piece-square table plots) or write a preset one to start from.",
+        "piece-square table and network plots) or write a preset one to start from.",
     )
     wsub = w.add_subparsers(dest="weights_command", metavar="ACTION", required=True)
     show = wsub.add_parser(
@@ -57,7 +57,16 @@ def add_parser(sub: Any) -> None:
         help="list only weights whose name starts with PREFIX (e.g. material/, psqt/endgame/)",
     )
     show.add_argument(
-        "--plot", metavar="OUT.png", help="also save the piece-square tables as 8x8 boards"
+        "--plot",
+        metavar="OUT.png",
+        help="also save a picture: a linear file's piece-square tables as 8x8 boards, or a "
+        "network's first-layer weights of its most important hidden units as 12 boards each",
+    )
+    show.add_argument(
+        "--units",
+        type=_positive_int,
+        metavar="K",
+        help="network pictures: how many hidden units to draw (default 8)",
     )
     show.set_defaults(func=run_show)
     preset = wsub.add_parser(
@@ -122,12 +131,16 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         facts = game_facts(read_weight_file(Path(args.file))[0].get("game", DEFAULT_GAME))
         if args.plot and not facts.weights_plot:
-            raise ValueError(f"--plot draws chess piece-square tables, not {facts.title}")
+            raise ValueError(f"--plot draws chess weight files, not {facts.title}")
         model = get_game(facts.name).load_model(args.file)
-        print(_function(facts.weights_report)(model, args.top, args.group))
+        report = _function(facts.weights_report)(model, args.top, args.group)
+        written = None
+        if args.plot:  # before any output: a picture it cannot draw is one error line
+            plot = _function(facts.weights_plot)
+            written = plot(model, args.plot, title=str(args.file), units=args.units)
+        print(report)
         print(_chain(model))
-        if args.plot and not model.is_network:
-            written = _function(facts.weights_plot)(model, args.plot, title=str(args.file))
+        if written is not None:
             print(f"\nwrote {written}")
     except (WeightFileError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

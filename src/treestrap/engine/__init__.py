@@ -2,8 +2,11 @@
 
 - :mod:`treestrap.engine.engine`: the engine API (:class:`~treestrap.engine.engine.Engine`):
   a position, limits and weights in; a move and search information out. Iterative
-  deepening with aspiration windows over the tournament search, a stop flag and a timer.
+  deepening with aspiration windows over the tournament search, MultiPV, a stop flag and
+  a timer.
 - :mod:`treestrap.engine.uci`: its Universal Chess Interface front end (``treestrap uci``).
+- :mod:`treestrap.engine.uci_protocol`: the text of that interface: ``go`` and
+  ``position`` commands read, ``info`` lines written.
 - :mod:`treestrap.engine.bench`: the bench, whose total node count is the engine's
   signature (``treestrap bench`` and the UCI ``bench`` command).
 

@@ -15,6 +15,13 @@ and a ``stop`` that arrives before ``go`` has begun is kept and ends that search
 once. The first iteration (depth 1, a few hundred nodes) always finishes, so a search
 stopped at once still answers a searched move, not the first one generated; only a
 node limit cuts it short.
+
+MultiPV: with :attr:`Engine.multipv` k > 1, each iteration searches the root k times
+(fewer where fewer moves are legal), each time leaving out the first moves of the lines
+already found, so line i is the best line among the moves not in lines 1..i-1. Each
+line has its own aspiration window, around that line's score of the last iteration.
+The lines are reported best first (``SearchInfo.multipv``); the best move is line 1's.
+An iteration stopped before its last line is discarded whole, like a plain one.
 """
 
 from __future__ import annotations
@@ -56,6 +63,9 @@ class SearchInfo:
     nodes: int
     time: float
     pv: list[str]
+    #: The line's rank, 1 for the best, when several are searched (MultiPV); None for a
+    #: plain search.
+    multipv: int | None = None
 
     @property
     def nps(self) -> int:
@@ -76,6 +86,14 @@ class SearchOutcome:
     revisits: int = 0
 
 
+@dataclass
+class RootLine:
+    """One searched line of an iteration: its score and moves."""
+
+    score: float
+    pv: list[int]
+
+
 def tt_bits_for_mb(megabytes: int) -> int:
     """Largest power-of-two table that fits in ``megabytes``."""
     slots = max(16, megabytes * SLOTS_PER_MB)
@@ -91,10 +109,13 @@ class Engine:
         hash_mb: int = 16,
         options: EngineOptions | None = None,
         overhead: float = 0.05,
+        multipv: int = 1,
     ) -> None:
         self.evaluator = evaluator
         self.options = options or EngineOptions()
         self.overhead = overhead
+        #: Lines searched and reported per iteration (UCI's MultiPV).
+        self.multipv = multipv
         self.ctx = new_context()
         self.tt = new_tt(tt_bits_for_mb(hash_mb))
         self.stop_flag = np.zeros(1, dtype=np.int64)
@@ -151,8 +172,12 @@ class Engine:
             )
         )
 
-    def _iteration(self, pos: Position, opts: EngineOptions, depth: int, prev: float) -> float:
-        if depth < ASPIRATION_DEPTH or abs(prev) >= MATE_BOUND:
+    def _iteration(
+        self, pos: Position, opts: EngineOptions, depth: int, prev: float | None
+    ) -> float:
+        """One root search at ``depth``, in an aspiration window around the score
+        ``prev`` of the last iteration (a full window without one)."""
+        if prev is None or depth < ASPIRATION_DEPTH or abs(prev) >= MATE_BOUND:
             return self._root(pos, opts, depth, -INFINITE, INFINITE)
         width = ASPIRATION_WINDOW
         alpha, beta = prev - width, prev + width
@@ -167,6 +192,35 @@ class Engine:
             else:
                 return v
             width *= 2
+
+    def _lines(
+        self, pos: Position, opts: EngineOptions, depth: int, prev: list[RootLine], count: int
+    ) -> list[RootLine]:
+        """The best ``count`` lines at ``depth``, best first; ``prev``: the last
+        iteration's. Stopped, it returns the lines finished so far, and the first line
+        even unfinished (depth 1 under a node limit keeps it)."""
+        lines: list[RootLine] = []
+        try:
+            for i in range(count):
+                skip = [line.pv[0] for line in lines]
+                self.ctx.root_skip[: len(skip) + 1] = [*skip, 0]
+                last = prev[i] if i < len(prev) else None
+                # Under MultiPV the line's move of the last iteration is searched first
+                # (the table's root move is line 1's, or another line's after sorting).
+                hint = last.pv[0] if count > 1 and last and last.pv else 0
+                self.ctx.root_first[0] = 0 if hint in skip else hint
+                v = self._iteration(pos, opts, depth, last.score if last else None)
+                if self.ctx.stats[STOPPED] and i > 0:
+                    break
+                n = int(self.ctx.pv_len[0])
+                lines.append(RootLine(v, [int(m) for m in self.ctx.pv[0, :n]]))
+                if self.ctx.stats[STOPPED] or not n:
+                    break  # no move to leave out of the next line's search
+        finally:
+            self.ctx.root_skip[0] = 0
+            self.ctx.root_first[0] = 0
+        # Each line's own search scored it: a later one may come out higher.
+        return sorted(lines, key=lambda line: -line.score)
 
     def go(
         self,
@@ -199,6 +253,8 @@ class Engine:
         score = 0.0
         depth_done = 0
         infos: list[SearchInfo] = []
+        count = max(1, min(self.multipv, len(moves)))
+        lines: list[RootLine] = []
         timer = None  # started last: nothing may raise between its start and the try
         if budget.hard is not None:
             # Capped: a longer wait than TIMEOUT_MAX raises OverflowError in the timer.
@@ -207,26 +263,29 @@ class Engine:
             timer.start()
         try:
             for depth in range(1, max_depth + 1):
-                v = self._iteration(root, opts, depth, score)
+                lines = self._lines(root, opts, depth, lines, count)
                 if self.ctx.stats[STOPPED] and depth > 1:
                     break  # an unfinished iteration proves nothing: keep the last one
-                n = int(self.ctx.pv_len[0])
-                pv = [int(m) for m in self.ctx.pv[0, :n]]
+                pv = lines[0].pv
                 if pv:
                     best = pv[0]
                     ponder = pv[1] if len(pv) > 1 else None
+                v = lines[0].score
                 score, depth_done = v, depth
-                info = SearchInfo(
-                    depth=depth,
-                    seldepth=int(self.ctx.stats[SELDEPTH]),
-                    score=v,
-                    nodes=int(self.ctx.stats[NODES] + self.ctx.stats[QNODES]),
-                    time=time.perf_counter() - start,
-                    pv=[move_to_uci(m) for m in pv],
-                )
-                infos.append(info)
-                if on_info:
-                    on_info(info)
+                elapsed = time.perf_counter() - start
+                for rank, line in enumerate(lines, 1):
+                    info = SearchInfo(
+                        depth=depth,
+                        seldepth=int(self.ctx.stats[SELDEPTH]),
+                        score=line.score,
+                        nodes=int(self.ctx.stats[NODES] + self.ctx.stats[QNODES]),
+                        time=elapsed,
+                        pv=[move_to_uci(m) for m in line.pv],
+                        multipv=rank if self.multipv > 1 else None,
+                    )
+                    infos.append(info)
+                    if on_info:
+                        on_info(info)
                 if self.ctx.stats[STOPPED] or self.stop_flag[0]:
                     break  # the flag too: depth 1 does not read it
                 if budget.soft is not None and time.perf_counter() - start >= budget.soft:

@@ -28,24 +28,30 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TextIO
 
 import chess
 
 from treestrap import __version__
-from treestrap.core.makemove import make_move
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import (
     STARTING_FEN,
     format_fen,
     legal_moves,
     parse_fen,
-    parse_uci_move,
 )
-from treestrap.core.position import MAX_HISTORY, Position, current_key
+from treestrap.core.position import Position, current_key
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
 from treestrap.engine.quick_move import position_board, quick_move, quick_move_time
+from treestrap.engine.uci_protocol import (
+    GoCommand,
+    UciError,
+    format_info,
+    mate_moves,
+    parse_go,
+    parse_position,
+)
 from treestrap.evaluation import presets
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import DEFAULT_PRESET, PRESET_NAMES
@@ -54,154 +60,25 @@ from treestrap.evaluation.weight_file_format import WeightFileError
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
 from treestrap.search.timeman import SearchLimits
-from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
+from treestrap.search.value import MAX_PLY
 
 ENGINE_NAME = f"treestrap {__version__}"
 ENGINE_AUTHOR = "the treestrap developers"
 
 HASH_DEFAULT, HASH_MIN, HASH_MAX = 16, 1, 4096
 OVERHEAD_DEFAULT, OVERHEAD_MAX = 50, 5000
+#: Lines a search reports at most (chess positions have at most 218 legal moves).
+MULTIPV_MAX = 256
 PRESETS = PRESET_NAMES
 #: Seed of the ``random`` preset (fixed: the same weights in every process).
 RANDOM_PRESET_SEED = 0
-#: Plies a ``position ... moves`` list may hold: the search needs room on top of it.
-MAX_GAME_PLIES = MAX_HISTORY - 2 * MAX_PLY
-#: ``go mate N`` without another limit searches at most this many plies beyond 2N.
-MATE_EXTRA_PLIES = 4
-#: ``go`` times above this many milliseconds (about 30 years) are read as this: a
-#: float holds it, and no game lasts longer.
-MAX_GO_MS = 10**12
 #: Seconds ``readyok`` waits at most for the kernels to compile (python-chess, which
 #: lichess-bot drives engines with, gives a command ten seconds by default).
 READY_WAIT = 3.0
 #: An error message is cut at this many characters: it may quote a 100k-character line.
 MAX_ERROR_CHARS = 300
 
-_GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes")
-_GO_KEYWORDS = {*_GO_INT_PARAMS, "mate", "infinite", "ponder", "searchmoves"}
 _SETOPTION = re.compile(r"^setoption\s+name\s+(?P<name>.*?)(?:\s+value(?:\s+(?P<value>.*))?)?$")
-
-
-class UciError(ValueError):
-    """A command the engine cannot carry out; reported as ``info string error``."""
-
-
-@dataclass
-class GoCommand:
-    limits: SearchLimits
-    ponder: bool = False
-    mate: int | None = None  # stop once a mate in at most this many moves is found
-    searchmoves: tuple[str, ...] = ()
-
-
-def _int_arg(name: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise UciError(f"go {name}: expected an integer, got {text!r}") from None
-
-
-def parse_go(args: list[str]) -> GoCommand:
-    """The limits of ``go`` (its arguments after ``go``); UCI milliseconds become
-    seconds. ``UciError`` on a malformed command."""
-    limits = SearchLimits()
-    cmd = GoCommand(limits)
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if tok in _GO_INT_PARAMS or tok == "mate":
-            if i + 1 >= len(args):
-                raise UciError(f"go {tok}: missing value")
-            value = _int_arg(tok, args[i + 1])
-            i += 2
-            if tok in ("wtime", "btime", "winc", "binc", "movetime"):
-                ms = min(max(0, value), MAX_GO_MS)  # GUIs send < 0 when late
-                setattr(limits, tok, ms / 1000.0)
-            elif tok == "movestogo":
-                limits.movestogo = value if value > 0 else None
-            elif value < 1:
-                raise UciError(f"go {tok}: must be >= 1, got {value}")
-            elif tok == "depth":
-                limits.depth = min(value, MAX_PLY - 1)
-            elif tok == "nodes":
-                limits.nodes = value
-            else:
-                cmd.mate = limits.mate = value
-        elif tok == "infinite":
-            limits.infinite = True
-            i += 1
-        elif tok == "ponder":
-            cmd.ponder = True
-            i += 1
-        elif tok == "searchmoves":
-            i += 1
-            moves = []
-            while i < len(args) and args[i] not in _GO_KEYWORDS:
-                moves.append(args[i])
-                i += 1
-            cmd.searchmoves = tuple(moves)
-        else:
-            raise UciError(f"go: unknown parameter {tok!r}")
-    if cmd.mate is not None and limits.depth is None and not limits.infinite:
-        limits.depth = min(2 * cmd.mate + MATE_EXTRA_PLIES, MAX_PLY - 1)
-    return cmd
-
-
-def parse_position(args: list[str]) -> Position:
-    """The position of ``position startpos|fen <FEN> [moves ...]`` (arguments after
-    ``position``); ``ValueError`` on a malformed FEN or an illegal move."""
-    if not args:
-        raise UciError("position: expected 'startpos' or 'fen <FEN>'")
-    if args[0] == "startpos":
-        fen, rest = STARTING_FEN, args[1:]
-    elif args[0] == "fen":
-        end = args.index("moves") if "moves" in args else len(args)
-        fen, rest = " ".join(args[1:end]), args[end:]
-        if not fen:
-            raise UciError("position fen: missing FEN")
-    else:
-        raise UciError(f"position: expected 'startpos' or 'fen', got {args[0]!r}")
-    if rest and rest[0] != "moves":
-        raise UciError(f"position: unexpected {rest[0]!r} (expected 'moves')")
-    moves = rest[1:]
-    if len(moves) > MAX_GAME_PLIES:
-        raise UciError(f"position: at most {MAX_GAME_PLIES} moves are supported")
-    try:
-        pos = parse_fen(fen)
-    except ValueError as exc:
-        raise UciError(f"position: {exc}") from None
-    for i, text in enumerate(moves):
-        try:
-            make_move(pos, parse_uci_move(pos, text))
-        except ValueError as exc:
-            raise UciError(f"position: move {i + 1} ({text}): {exc}") from None
-    return pos
-
-
-def format_score(v: float) -> str:
-    """``cp X`` or ``mate N`` (N in moves, negative when the side to move is mated)."""
-    if abs(v) >= MATE_BOUND:
-        moves = (round(MATE - abs(v)) + 1) // 2
-        return f"mate {moves if v > 0 else -moves}"
-    return f"cp {round(v)}"
-
-
-def mate_moves(v: float) -> int | None:
-    """Moves to the mate that ``v`` announces for the side to move, else None."""
-    if v >= MATE_BOUND:
-        return (round(MATE - v) + 1) // 2
-    return None
-
-
-def format_info(info: SearchInfo) -> str:
-    line = (
-        f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} "
-        f"score {format_score(info.score)} nodes {info.nodes} nps {info.nps} "
-        f"time {int(info.time * 1000)}"
-    )
-    if info.pv:
-        line += " pv " + " ".join(info.pv)
-    return line
 
 
 def preset_model(name: str) -> LinearModel | NetworkModel:
@@ -338,6 +215,7 @@ class UciEngine:
             f"option name Move Overhead type spin default {OVERHEAD_DEFAULT} "
             f"min 0 max {OVERHEAD_MAX}"
         )
+        self.send(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -407,6 +285,10 @@ class UciEngine:
         elif name == "move overhead":
             ms = self._spin("Move Overhead", value, 0, OVERHEAD_MAX)
             self.engine.overhead = ms / 1000.0
+        elif name == "multipv":
+            lines = self._spin("MultiPV", value, 1, MULTIPV_MAX)
+            self._finish_search()
+            self.engine.multipv = lines
         elif name == "weights":
             path = "" if value in ("", "<empty>") else value
             model = preset_model(self.preset)
@@ -503,7 +385,8 @@ class UciEngine:
         self.send(format_info(info))
         with self._lock:
             halt = self._in_ponder and self._ponderhit
-            if self._mate_target is not None and not self._in_ponder:
+            best_line = info.multipv is None or info.multipv == 1
+            if self._mate_target is not None and not self._in_ponder and best_line:
                 moves = mate_moves(info.score)
                 halt = halt or (moves is not None and moves <= self._mate_target)
             if halt:

@@ -14,5 +14,5 @@ CHESS_FACTS = GameFacts(
     opening_book=True,
     engine_tournament=True,
     weights_report="treestrap.reports.weights:weights_report",
-    weights_plot="treestrap.reports.weights:plot_piece_square_tables",
+    weights_plot="treestrap.reports.weights:plot_weights",
 )

@@ -68,8 +68,9 @@ class GameFacts:
     #: ``"module:function"`` of its weight files' report, ``(model, top, group) -> str``
     #: (``treestrap weights show``; imported when asked for)
     weights_report: str = ""
-    #: ``"module:function"`` drawing its linear weights, ``(model, path, title) -> path``
-    #: (``weights show --plot``), or "" for none
+    #: ``"module:function"`` drawing its weight files, ``(model, path, title, units) ->
+    #: path`` (``weights show --plot``; ``units``: how many of a network's hidden units),
+    #: or "" for none
     weights_plot: str = ""
 
     def problem(self, config: Any) -> str | None:

@@ -1,4 +1,5 @@
-"""Human-readable reports on a weight file: a text summary and piece-square table plots.
+"""Human-readable reports on a weight file: a text summary and piece-square table plots
+(a network's first layer is drawn by :mod:`treestrap.reports.network_plot`).
 
 Everything here works from the feature *names* (``material/queen``,
 ``psqt/endgame/king/e4``, ``white_knight/f3``, ...), not from index arithmetic, so a
@@ -191,6 +192,19 @@ def piece_square_tables(model: LinearModel) -> tuple[list[str], list[str], np.nd
             if t == "pawn":
                 tables[r, c, [0, 7], :] = np.nan
     return rows, list(PIECE_TYPES), tables
+
+
+def plot_weights(
+    model: Any, path: str | Path, title: str | None = None, units: int | None = None
+) -> Path:
+    """A chess weight file's picture: a linear model's piece-square tables, or the
+    first layer of a network's ``units`` most important hidden units (None: the
+    picture's default). ``ValueError`` for a model neither picture can show."""
+    if model.is_network:
+        from treestrap.reports.network_plot import DEFAULT_UNITS, plot_network_units
+
+        return plot_network_units(model, path, title=title, units=units or DEFAULT_UNITS)
+    return plot_piece_square_tables(model, path, title=title)
 
 
 def plot_piece_square_tables(

@@ -36,6 +36,12 @@ class SearchContext(NamedTuple):
     #: scratch stacks of ``search/quiescence.py::quiescence`` (kernels allocate nothing):
     q_bounds: np.ndarray  # float64[3, MAX_PLY + 1]: alpha, beta, best by ply
     q_moves: np.ndarray  # int64[3, MAX_PLY + 1]: move count, next index, move played
+    #: root moves the tournament search leaves out, 0-terminated (MultiPV: the moves of
+    #: the better lines already found; empty for a plain search)
+    root_skip: np.ndarray  # int32[MAX_MOVES + 1]
+    #: the root move the tournament search tries first instead of the table's (0: the
+    #: table's; MultiPV: the move the line had in the last iteration)
+    root_first: np.ndarray  # int32[1]
 
 
 def new_context() -> SearchContext:
@@ -52,6 +58,8 @@ def new_context() -> SearchContext:
         eval_values=cache.view(np.float64),
         q_bounds=np.zeros((3, MAX_PLY + 1), dtype=np.float64),
         q_moves=np.zeros((3, MAX_PLY + 1), dtype=np.int64),
+        root_skip=np.zeros(MAX_MOVES + 1, dtype=np.int32),
+        root_first=np.zeros(1, dtype=np.int32),
     )
 
 
@@ -62,6 +70,8 @@ def reset_context(ctx: SearchContext) -> None:
     ctx.pv_len[:] = 0
     ctx.stats[:] = 0
     ctx.eval_keys[:] = 0  # the evaluator may have changed since the last search
+    ctx.root_skip[:] = 0
+    ctx.root_first[0] = 0
 
 
 @njit(inline="always")

@@ -6,7 +6,10 @@ reductions). One self-recursive kernel, :func:`pvs`, does principal variation se
 with check extension, mate distance pruning, draws by repetition and the fifty-move
 rule, and (for ``depth <= 0``) a quiescence search with delta pruning and a lazy
 stand pat (:func:`_stand_pat`). Iterative deepening, aspiration windows and time are
-Python's (:mod:`treestrap.engine`).
+Python's (:mod:`treestrap.engine`), and so is MultiPV: the root skips the moves listed
+in ``ctx.root_skip`` (the first moves of the better lines), and stores nothing in the
+table then, since its value is not the position's; it searches ``ctx.root_first`` first
+when set (the move the line had in the last iteration).
 
 Nodes: every call of :func:`pvs` counts one (main or quiescence), so the root of each
 iteration and aspiration re-search, the position after a null move, and a child that a
@@ -142,6 +145,18 @@ def _stand_pat(
     return cached_static_value(pos, ev, ctx, key)
 
 
+@njit(inline="always")
+def _skipped_at_root(ctx: SearchContext, m: int) -> bool:
+    """Whether the root move ``m`` is one the caller asked to leave out."""
+    for j in range(ctx.root_skip.shape[0]):
+        skip = ctx.root_skip[j]
+        if skip == 0:
+            return False
+        if skip == m:
+            return True
+    return False
+
+
 @njit
 def pvs(
     pos: Position,
@@ -196,6 +211,8 @@ def pvs(
             cut, bound = tt_cutoff(tt, slot, ply, alpha, beta)
             if cut:
                 return bound
+    if ply == 0 and ctx.root_first[0] != 0:
+        tt_move = ctx.root_first[0]
 
     stand = 0.0
     if quiescence:
@@ -279,8 +296,12 @@ def pvs(
     late = LATE_MOVE_COUNT + depth * depth
     if not (prune_quiet and opts.late_move_pruning and depth <= LATE_MOVE_DEPTH):
         late = n + 1
+    # MultiPV: the root searches only the moves of the lines not yet found.
+    skipping = ply == 0 and ctx.root_skip[0] != 0
     for i in range(n):
         m = pick_next(ctx, ply, i, n)
+        if skipping and _skipped_at_root(ctx, m):
+            continue
         if quiescence and not checked and not (m & 0x8000):
             if opts.delta_pruning:
                 victim = pos.board[move_to(m)]
@@ -346,5 +367,6 @@ def pvs(
         return mated_in(ply)  # unreachable: evasions exist, every one is searched
     if best == -INFINITE:
         best = alpha_orig  # all captures delta-pruned: fail low at the bound
-    tt_store_result(tt, key, max(depth, 0), ply, best, alpha_orig, beta, best_move)
+    if not skipping:  # a root with moves left out is not the position's true value
+        tt_store_result(tt, key, max(depth, 0), ply, best, alpha_orig, beta, best_move)
     return best
