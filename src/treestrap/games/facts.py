@@ -71,6 +71,10 @@ class GameFacts:
     #: ``"module:function"`` drawing its linear weights, ``(model, path, title) -> path``
     #: (``weights show --plot``), or "" for none
     weights_plot: str = ""
+    #: ``"module:attribute"`` of its bootstrap pipeline's pieces (``treestrap bootstrap``:
+    #: a :class:`~treestrap.bootstrap.provider.BootstrapProvider`, imported when a run
+    #: starts), or "" for a game without the pipeline
+    bootstrap: str = ""
 
     def problem(self, config: Any) -> str | None:
         """The first option of ``config`` that this game refuses, as a message."""
