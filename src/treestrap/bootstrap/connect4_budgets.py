@@ -102,6 +102,9 @@ CONNECT4_BUDGETS = {
         rounds=10,
         selfplay=Connect4SelfPlay(depth=8, games=2000, chunk=100),
         fit=Connect4FitPlan(epochs=8),
-        gate=Connect4GatePlan(depth=4, sprt="elo0=0,elo1=20", max_games=400),
+        # A gate's game takes milliseconds: thousands of games let the test tell gains of
+        # 20-40 Elo (400 games left +38 [+8, +70] undecided); 6-ply openings, of which
+        # there are too many to repeat (deterministic players repeat a repeated opening).
+        gate=Connect4GatePlan(depth=4, sprt="elo0=0,elo1=20", max_games=4000, opening_plies=6),
     ),
 }

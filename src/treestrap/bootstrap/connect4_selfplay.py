@@ -51,9 +51,8 @@ from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import load_connect4_model
 from treestrap.games.connect4_tournament import can_win_now
 from treestrap.games.registry import get_game
+from treestrap.play.contract_game import DRAWN, FIRST_WINS, SECOND_WINS
 from treestrap.search.value import MATE_BOUND
-
-FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 
 
 def _safe_moves(pos: Position) -> list[int]:
