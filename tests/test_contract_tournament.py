@@ -119,3 +119,24 @@ def test_zero_opening_plies_is_kept_and_none_is_the_games_default() -> None:
     assert ContractTournamentConfig.of("connect4", ["random", "random"], 0).opening_plies == 0
     default = ContractTournamentConfig.of("connect4", ["random", "random"]).opening_plies
     assert default == tournament_play("connect4").opening_plies > 0
+
+
+def test_a_match_under_an_sprt_stops_when_it_decides_and_resumes_decided(tmp_path: Path) -> None:
+    players = ["strong=hand-set:depth=2", "random"]
+    config = ContractTournamentConfig.of(
+        "connect4", players, games_per_pair=200, sprt="elo0=0,elo1=100"
+    )
+    run = tmp_path / "match"
+    result = run_contract_tournament(config, run, progress=False)
+    assert result.sprt is not None and result.sprt.result.decision == "H1"
+    assert len(result.games) < result.scheduled == 200
+    assert json.loads(ResultsDB.open(run).config_json())["sprt"] == "elo0=0,elo1=100"
+    again = run_contract_tournament(config, run, resume=True, progress=False)
+    assert len(again.games) == len(result.games) and again.sprt is not None
+    assert again.sprt.pairs == result.sprt.pairs and again.sprt.decided
+    plain = json.loads(ContractTournamentConfig.of("connect4", players).to_json())
+    assert "sprt" not in plain  # configs without a test are stored as before
+    with pytest.raises(ValueError, match="one player against one other"):
+        ContractTournamentConfig.of("connect4", [*players, "perfect"], sprt="elo0=0,elo1=5").check(
+            tournament_play("connect4")
+        )

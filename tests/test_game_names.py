@@ -4,7 +4,8 @@ game's name and never test a model's class.
 
 The walk covers the game-neutral layers of ``src/treestrap``; a game's own modules are
 those under a directory or in a file named after it (``connect4/``,
-``play/connect4/``, ``reports/connect4_weights.py``, ...) and chess's compiled core
+``play/connect4/``, ``reports/connect4_weights.py``, ``bootstrap/chess_fitting.py``,
+...) and chess's compiled core
 (``core/``, ``search/``, ``evaluation/``, ``engine/``), with the paper reproductions
 and tools of chess alone (``supervised/``, ``reproduce/serban2014``, ``distill``).
 """
@@ -18,7 +19,16 @@ from treestrap.games.registry import game_names
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "treestrap"
 #: The game-neutral layers, walked for game names.
-NEUTRAL = ("training", "distributed", "learn", "play", "rating", "reports", "commands")
+NEUTRAL = (
+    "training",
+    "distributed",
+    "learn",
+    "play",
+    "rating",
+    "reports",
+    "commands",
+    "bootstrap",
+)
 NEUTRAL_FILES = ("cli.py", "games/registry.py", "games/contract.py", "games/facts.py")
 #: Constants that hold a game's name.
 NAME_CONSTANTS = {"CHESS", "CONNECT4"}
@@ -98,6 +108,8 @@ def test_the_walk_sees_the_layers_and_the_model_classes() -> None:
     assert len(modules) > 80
     assert SRC / "training" / "run.py" in modules
     assert SRC / "play" / "connect4" / "measure.py" not in modules
+    assert SRC / "bootstrap" / "pipeline.py" in modules
+    assert SRC / "bootstrap" / "connect4_provider.py" not in modules
     assert {"LinearModel", "NetworkModel", "Connect4Model", "Connect4NetworkModel"} <= (
         _model_classes()
     )

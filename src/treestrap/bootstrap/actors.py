@@ -13,28 +13,42 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from treestrap.bootstrap.selfplay import ChunkSummary, SelfPlaySettings, chunk_path, play_chunk
+from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+
+#: ``(player, settings, data_dir, index)``: one chunk played (or read back), a game's
+#: module-level function (:attr:`~treestrap.bootstrap.provider.BootstrapProvider.play_chunk`)
+ChunkPlayer = Callable[[Path, Any, Path, int], ChunkSummary]
 
 
-def missing_chunks(settings: SelfPlaySettings, data_dir: Path) -> list[int]:
+def missing_chunks(settings: Any, data_dir: Path) -> list[int]:
     """Indices of the chunks not yet written."""
     return [i for i in range(settings.chunks()) if not chunk_path(data_dir, i).exists()]
 
 
 def play_round(
     player: Path,
-    settings: SelfPlaySettings,
+    settings: Any,
     data_dir: Path,
     actors: int = 1,
     backend: str = "local",
     address: str | None = None,
     deadline: float | None = None,
     progress: bool = True,
+    play: ChunkPlayer | None = None,
 ) -> list[ChunkSummary]:
-    """Play every chunk not yet on disk (none started after ``deadline``, a
-    ``time.monotonic`` value); the summaries of all chunks written so far."""
+    """Play every chunk not yet on disk with ``play`` (the default game's recorder when
+    None), none started after ``deadline`` (a ``time.monotonic`` value); the summaries
+    of all chunks written so far."""
     from tqdm import tqdm
+
+    if play is None:
+        from treestrap.bootstrap.provider import bootstrap_provider
+        from treestrap.games.registry import DEFAULT_GAME
+
+        play = bootstrap_provider(DEFAULT_GAME).play_chunk
+    play_chunk = play
 
     data_dir.mkdir(parents=True, exist_ok=True)
     todo = missing_chunks(settings, data_dir)
@@ -51,7 +65,7 @@ def play_round(
 
     try:
         if backend == "ray":
-            _play_ray(player, settings, data_dir, todo, address, bar.update, late)
+            _play_ray(play_chunk, player, settings, data_dir, todo, address, bar.update, late)
         elif actors <= 1:
             for index in todo:
                 if late():
@@ -59,7 +73,7 @@ def play_round(
                 play_chunk(player, settings, data_dir, index)
                 bar.update()
         else:
-            _play_pool(player, settings, data_dir, todo, actors, bar.update, late)
+            _play_pool(play_chunk, player, settings, data_dir, todo, actors, bar.update, late)
     finally:
         bar.close()
     return [
@@ -70,8 +84,9 @@ def play_round(
 
 
 def _play_pool(
+    play_chunk: ChunkPlayer,
     player: Path,
-    settings: SelfPlaySettings,
+    settings: Any,
     data_dir: Path,
     todo: list[int],
     actors: int,
@@ -97,8 +112,9 @@ def _play_pool(
 
 
 def _play_ray(
+    play_chunk: ChunkPlayer,
     player: Path,
-    settings: SelfPlaySettings,
+    settings: Any,
     data_dir: Path,
     todo: list[int],
     address: str | None,

@@ -12,9 +12,12 @@ import json
 import resource
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from treestrap.bootstrap.budgets import GatePlan
 from treestrap.play.sprt_match import SprtWatch
+
+if TYPE_CHECKING:  # chess's budgets; a game's gate reads only the result's types here
+    from treestrap.bootstrap.budgets import GatePlan
 
 CANDIDATE = "candidate"
 BEST = "best"

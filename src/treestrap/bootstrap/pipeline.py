@@ -1,14 +1,16 @@
-"""The bootstrap pipeline: from random weights to the best network, round by round.
+"""The bootstrap pipeline: from random weights to the best evaluation, round by round,
+for any game with a :class:`~treestrap.bootstrap.provider.BootstrapProvider`.
 
-Round 0 learns linear weights from random ones by TreeStrap self-play (the ``strong``
-preset, playing only itself). Each later round
+Round 0 learns linear weights from random ones by TreeStrap self-play (the game's
+config for it: chess's ``strong`` preset playing only itself). Each later round
 
 1. plays self-play games with the best player so far and records their positions
-   (:mod:`treestrap.bootstrap.selfplay`),
-2. fits a perspective network to this round's data and the rounds' before it
-   (:mod:`treestrap.distill.perspective_fit`),
+   (chess: :mod:`treestrap.bootstrap.selfplay`; the chunks spread over actors by
+   :mod:`treestrap.bootstrap.actors`),
+2. fits a candidate to this round's data and the rounds' before it (chess: a
+   perspective network, :mod:`treestrap.distill.perspective_fit`),
 3. gates it against the best player (:mod:`treestrap.bootstrap.gate`): only an
-   accepted network becomes the best.
+   accepted candidate becomes the best.
 
 Every step leaves files that say it is done (a training run's weights, data chunks,
 fit checkpoints, stored gate games, ``round.json``), so the same command resumes a
@@ -28,9 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.actors import play_round
-from treestrap.bootstrap.budgets import Budget
-from treestrap.bootstrap.gate import GateResult, run_gate
-from treestrap.bootstrap.selfplay import ChunkSummary, SelfPlaySettings, chunk_path
+from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.bootstrap.gate import GateResult
+from treestrap.bootstrap.provider import BootstrapProvider, RunBudget, bootstrap_provider
+from treestrap.games.registry import DEFAULT_GAME
 
 SETTINGS_FILE = "bootstrap.json"
 ROUNDS_FILE = "rounds.jsonl"
@@ -61,21 +64,32 @@ def round_dir(run: Path, number: int) -> Path:
     return run / f"round-{number:02d}"
 
 
-def open_run(run: Path, budget: Budget, seed: int, command: str) -> Budget:
-    """Make the run directory, or reopen one made with this budget's name and seed: a
-    run goes on with the settings it was made with (read from ``bootstrap.json``)."""
+def open_run(
+    run: Path, budget: RunBudget, seed: int, command: str, provider: BootstrapProvider
+) -> RunBudget:
+    """Make the run directory, or reopen one made with this game, budget's name and
+    seed: a run goes on with the settings it was made with (read from
+    ``bootstrap.json``)."""
     path = run / SETTINGS_FILE
     if path.exists():
         saved = json.loads(path.read_text())
+        game = saved.get("game", DEFAULT_GAME)
+        if game != provider.game:
+            raise ValueError(f"{run} is a run of --game {game}, not --game {provider.game}")
         if saved["budget"]["name"] != budget.name or saved["seed"] != seed:
             raise ValueError(
                 f"{run} was made with --budget {saved['budget']['name']} --seed "
                 f"{saved['seed']}, not --budget {budget.name} --seed {seed}"
             )
-        return Budget.from_json(saved["budget"])
+        return provider.budget_from_json(saved["budget"])
     if (run / ROUNDS_FILE).exists() or any(run.glob("round-*")):
         raise ValueError(f"{run} holds rounds but no {SETTINGS_FILE}: not a bootstrap run")
-    settings = {"game": "chess", "seed": seed, "budget": budget.to_json(), "command": command}
+    settings = {
+        "game": provider.game,
+        "seed": seed,
+        "budget": budget.to_json(),
+        "command": command,
+    }
     run.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=1) + "\n")
     return budget
@@ -115,22 +129,16 @@ def _finish_round(run: Path, record: dict[str, Any]) -> None:
 
 
 def run_round0(
-    run: Path, budget: Budget, seed: int, options: RunOptions, deadline: float | None
+    run: Path,
+    budget: RunBudget,
+    seed: int,
+    options: RunOptions,
+    deadline: float | None,
+    provider: BootstrapProvider,
 ) -> bool:
     """Round 0 (or its continuation); True when it finished."""
-    from treestrap.training.config import apply_preset, game_config
-
     folder = round_dir(run, 0) / "train"
-    config = apply_preset(game_config("chess"), "strong")
-    config = dataclasses.replace(
-        config,
-        games=budget.round0_games,
-        depth=budget.round0_depth,
-        opponent="self",
-        opponent_after=0,
-        seed=seed,
-        checkpoint_every=max(1, min(50, budget.round0_games)),
-    )
+    config = provider.round0_config(budget, seed)
     resume = (folder / "weights.npz").exists()
     state = _train_with_bar(config, folder, resume, _seconds_left(deadline), options.progress)
     if state.games < budget.round0_games:
@@ -145,9 +153,9 @@ def run_round0(
         "round_cpu_seconds": round(state.cpu_seconds, 1),
         "elo_vs_round0": 0.0,
         "elo_margin": 0.0,
-        "model": "linear (meep)",
+        "model": provider.round0_model,
     }
-    record["nps"] = _nps(folder / "weights.npz", options.bench_depth)
+    record["nps"] = provider.nps(folder / "weights.npz", options.bench_depth)
     _finish_round(run, record)
     return True
 
@@ -182,17 +190,7 @@ def _train_with_bar(
         bar.close()
 
 
-def _nps(weights: Path, depth: int) -> int:
-    """Nodes per second of the tournament search with these weights on the bench."""
-    if depth <= 0:
-        return 0
-    from treestrap.engine.bench import run_bench
-    from treestrap.evaluation.weight_files import load_weights
-
-    return run_bench(depth=depth, evaluator=load_weights(weights).evaluator()).nps
-
-
-def _data_files(run: Path, number: int, budget: Budget) -> tuple[list[Path], list[Path]]:
+def _data_files(run: Path, number: int, budget: RunBudget) -> tuple[list[Path], list[Path]]:
     """The fit's training and held-out files: the chunks of this round and the
     ``data_rounds - 1`` before it; the held-out one is this round's last chunk."""
     first = max(1, number - budget.fit.data_rounds + 1)
@@ -205,12 +203,13 @@ def _data_files(run: Path, number: int, budget: Budget) -> tuple[list[Path], lis
     return [f for f in files if f not in held_out], held_out
 
 
-def check_own_data(files: list[Path], players: set[str]) -> None:
-    """Refuse any data file whose games were played by a player not of this run."""
-    from treestrap.distill.position_file import read_header
+def check_own_data(files: list[Path], players: set[str], record: str | None = None) -> None:
+    """Refuse any data file whose games were played by a player not of this run (or
+    whose records are not of type ``record``; None: chess's)."""
+    from treestrap.distill.position_file import RECORD_NAME, read_header
 
     for path in files:
-        header, _ = read_header(path)
+        header, _ = read_header(path, record or RECORD_NAME)
         if header.get("player_sha256") not in players:
             raise ForeignDataError(
                 f"{path}: played by {header.get('player')!r} (sha256 "
@@ -225,18 +224,22 @@ def _own_players(run: Path) -> set[str]:
     return {file_sha256(run / r["player_file"]) for r in finished_rounds(run) if r["accepted"]}
 
 
-def round_selfplay(budget: Budget, seed: int, number: int) -> SelfPlaySettings:
+def round_selfplay(budget: RunBudget, seed: int, number: int) -> Any:
     """Round ``number``'s self-play settings: its own openings (a round after a rejected
     one has the same player, and must not play the same games again)."""
     return dataclasses.replace(budget.selfplay, seed=seed * ROUND_SEEDS + number)
 
 
 def run_network_round(
-    run: Path, number: int, budget: Budget, seed: int, options: RunOptions, deadline: float | None
+    run: Path,
+    number: int,
+    budget: RunBudget,
+    seed: int,
+    options: RunOptions,
+    deadline: float | None,
+    provider: BootstrapProvider,
 ) -> bool:
     """Round ``number`` >= 1 (or its continuation); True when it finished."""
-    from treestrap.bootstrap.fitting import fit_candidate
-
     folder = round_dir(run, number)
     best = best_player(run)
     summaries = play_round(
@@ -248,27 +251,28 @@ def run_network_round(
         options.address,
         deadline,
         options.progress,
+        play=provider.play_chunk,
     )
     if len(summaries) < budget.selfplay.chunks():
         return False
     if deadline is not None and time.monotonic() >= deadline:
         return False
     train_files, held_out = _data_files(run, number, budget)
-    check_own_data(train_files + held_out, _own_players(run))
+    check_own_data(train_files + held_out, _own_players(run), provider.record)
     candidate = folder / CANDIDATE_FILE
-    fit = fit_candidate(
+    fit = provider.fit_candidate(
         candidate,
         train_files,
         held_out,
         budget,
         best,
-        _games_in(train_files + held_out),
+        _games_in(train_files + held_out, provider.record),
         folder / "fit",
         options.progress,
     )
     if deadline is not None and time.monotonic() >= deadline:
         return False
-    gate = run_gate(candidate, best, folder / "gate", budget.gate, options.progress)
+    gate = provider.run_gate(candidate, best, folder / "gate", budget.gate, options.progress)
     previous = finished_rounds(run)[-1]
     round_cpu = _selfplay_cpu(summaries) + fit["cpu_seconds"] + gate.cpu_seconds
     gain = gate.elo if gate.accepted else 0.0
@@ -281,7 +285,7 @@ def run_network_round(
         "positions": sum(s.positions for s in summaries),
         "fit_positions": fit["positions"],
         "held_out_loss": fit["held_out_loss"],
-        "held_out_cp": fit["held_out_cp"],
+        "held_out_cp": fit.get("held_out_cp"),
         "gate": gate.line(),
         "sprt": gate.summary,
         "gate_elo": gate.elo,
@@ -293,7 +297,7 @@ def run_network_round(
         "cpu_seconds": round(previous["cpu_seconds"] + round_cpu, 1),
         "model": fit["model"],
     }
-    record["nps"] = _nps(candidate, options.bench_depth)
+    record["nps"] = provider.nps(candidate, options.bench_depth)
     _finish_round(run, record)
     return True
 
@@ -311,32 +315,38 @@ def _selfplay_cpu(summaries: list[ChunkSummary]) -> float:
     return sum(s.cpu_seconds for s in summaries)
 
 
-def _games_in(files: list[Path]) -> int:
+def _games_in(files: list[Path], record: str) -> int:
     from treestrap.distill.position_file import read_header
 
     total = 0
     for path in files:
-        first, last = read_header(path)[0]["games"]
+        first, last = read_header(path, record)[0]["games"]
         total += last - first + 1
     return total
 
 
 def bootstrap(
-    run: Path, budget: Budget, seed: int, command: str, options: RunOptions
+    run: Path,
+    budget: RunBudget,
+    seed: int,
+    command: str,
+    options: RunOptions,
+    game: str = DEFAULT_GAME,
 ) -> list[dict[str, Any]]:
-    """Run (or resume) a bootstrap run until its rounds are done or its minutes spent;
-    the finished rounds' records."""
+    """Run (or resume) a bootstrap run of ``game`` until its rounds are done or its
+    minutes spent; the finished rounds' records."""
+    provider = bootstrap_provider(game)
     deadline = None if options.minutes is None else time.monotonic() + options.minutes * 60
-    budget = open_run(run, budget, seed, command)
+    budget = open_run(run, budget, seed, command, provider)
     while True:
         done = finished_rounds(run)
         number = len(done)
         if number > budget.rounds:
             break
         if number == 0:
-            finished = run_round0(run, budget, seed, options, deadline)
+            finished = run_round0(run, budget, seed, options, deadline, provider)
         else:
-            finished = run_network_round(run, number, budget, seed, options, deadline)
+            finished = run_network_round(run, number, budget, seed, options, deadline, provider)
         if not finished:
             break
         publish(run)

@@ -23,10 +23,10 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
 from treestrap.core.makemove import make_move
 from treestrap.core.move import is_capture, is_promotion
 from treestrap.core.notation import legal_moves, parse_uci_move, position_from_board
@@ -61,28 +61,6 @@ class SelfPlaySettings:
 
     def chunks(self) -> int:
         return -(-self.games // self.chunk)
-
-
-@dataclass
-class ChunkSummary:
-    """What one chunk of games left: counts, results and cost."""
-
-    index: int
-    games: int
-    positions: int
-    white_wins: int
-    black_wins: int
-    draws: int
-    plies: int
-    nodes: int
-    cpu_seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def chunk_path(data_dir: Path, index: int) -> Path:
-    return data_dir / f"chunk-{index:04d}.tspos"
 
 
 def _opening(settings: SelfPlaySettings, number: int, book: list[Opening]) -> Position:

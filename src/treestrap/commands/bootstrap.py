@@ -12,9 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments
+from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
-#: The budgets by name (the pipeline's module holds their settings).
+#: The budgets by name (each game's provider holds their settings).
 BUDGET_NAMES = ("smoke", "standard")
+
+
+def _games() -> list[str]:
+    """The games with a bootstrap pipeline."""
+    return [name for name in game_names() if game_facts(name).bootstrap]
 
 
 def _minutes(text: str) -> float:
@@ -40,13 +46,17 @@ def add_parser(sub: Any) -> None:
         help="learn a network from random weights by rounds of self-play, fit and gate",
         description="Round 0 learns linear weights from random ones by TreeStrap self-play; "
         "each later round plays self-play games with the best player so far, recording "
-        "every quiet position's search score and the game's result, fits a perspective "
-        "network to them and keeps it only if it passes an SPRT against the best. The "
-        "same command resumes a stopped run. RUN/report.md, RUN/curve.png and "
-        "RUN/tensorboard show the rounds; the best network is the last accepted "
-        "round's candidate.npz.",
+        "the search score of the positions it searched and the game's result, fits a "
+        "candidate to them (chess: a perspective network; Connect Four: linear weights) "
+        "and keeps it only if it passes an SPRT against the best. The same command "
+        "resumes a stopped run. RUN/report.md, RUN/curve.png and RUN/tensorboard show "
+        "the rounds; the best player is the last accepted round's candidate.npz.",
     )
-    p.add_argument("--game", default="chess", help="the game (chess)")
+    p.add_argument(
+        "--game",
+        default=DEFAULT_GAME,
+        help=f"the game ({', '.join(_games())}; default %(default)s)",
+    )
     p.add_argument("--out", required=True, metavar="RUN", help="the run directory")
     p.add_argument(
         "--budget",
@@ -69,23 +79,22 @@ def add_parser(sub: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when the run finished or stopped at ``--minutes``; 2 for bad input."""
-    if args.game != "chess":
-        print(
-            f"error: --game {args.game}: the bootstrap pipeline plays chess (only)",
-            file=sys.stderr,
-        )
-        return 2
     problem = check_backend_arguments(args)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    from treestrap.bootstrap.budgets import BUDGETS
     from treestrap.bootstrap.pipeline import RunOptions, bootstrap
+    from treestrap.bootstrap.provider import bootstrap_provider
     from treestrap.bootstrap.report import rounds_table
     from treestrap.evaluation.provenance import command_line
 
+    try:
+        provider = bootstrap_provider(args.game)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     run = Path(args.out)
-    budget = BUDGETS[args.budget]
+    budget = provider.budgets[args.budget]
     options = RunOptions(
         actors=args.actors,
         backend=args.backend,
@@ -95,7 +104,7 @@ def run_command(args: argparse.Namespace) -> int:
         bench_depth=3 if budget.name == "smoke" else 6,
     )
     try:
-        records = bootstrap(run, budget, args.seed, command_line(), options)
+        records = bootstrap(run, budget, args.seed, command_line(), options, args.game)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

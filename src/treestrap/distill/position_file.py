@@ -1,13 +1,18 @@
-"""Labelled chess positions in a compact binary file that streams from disk.
+"""Labelled positions in a compact binary file that streams from disk.
 
-A file is a short header and then fixed records of 40 bytes, one position each::
+A file is a short header and then fixed records, one position each::
 
     b"TSPOS01\\n"  magic
     uint32 LE     length of the JSON header that follows
     JSON          {"game": "chess", "record": "chess-40", ...}: what wrote it
-    records       RECORD, back to back, until the end of the file
+    records       the header's record type, back to back, until the end of the file
 
-A record (:data:`RECORD`):
+The header's ``record`` names the record type (:data:`RECORD_TYPES`): chess's
+``chess-40`` (:data:`RECORD`, below) or Connect Four's ``connect4-20``
+(:mod:`treestrap.distill.connect4_records`). Every reader asks for the type it reads
+(chess's by default), so one game's file is never read as another's.
+
+A chess record (:data:`RECORD`, 40 bytes):
 
 - ``board``: 64 nibbles, square a1 = 0 .. h8 = 63, the even square in the low nibble;
   0 empty, else the core piece code plus one (white pawn .. king 1..6, black 7..12);
@@ -28,11 +33,12 @@ import json
 import struct
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from treestrap.core.position import ST_CASTLING, ST_EP, ST_HALFMOVE, ST_SIDE, Position
+from treestrap.distill.connect4_records import CONNECT4_RECORD, CONNECT4_RECORD_NAME
 
 MAGIC = b"TSPOS01\n"
 RECORD_NAME = "chess-40"
@@ -56,18 +62,35 @@ SIDE_TO_MOVE = 768
 _SYMBOLS = "PNBRQKpnbrqk"
 
 
+class RecordType(NamedTuple):
+    """A record type of the files: the game its positions are of, and its layout."""
+
+    game: str
+    dtype: np.dtype
+
+
+#: The record types by the name a header gives them.
+RECORD_TYPES: dict[str, RecordType] = {
+    RECORD_NAME: RecordType("chess", RECORD),
+    CONNECT4_RECORD_NAME: RecordType("connect4", CONNECT4_RECORD),
+}
+
+
 class PositionFileError(ValueError):
     """A file that is not a position file of this format."""
 
 
-def _header_bytes(header: dict[str, Any]) -> bytes:
-    text = json.dumps({"game": "chess", "record": RECORD_NAME, **header}, sort_keys=True)
+def _header_bytes(header: dict[str, Any], record: str) -> bytes:
+    text = json.dumps(
+        {"game": RECORD_TYPES[record].game, "record": record, **header}, sort_keys=True
+    )
     data = text.encode()
     return MAGIC + struct.pack("<I", len(data)) + data
 
 
-def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
-    """A file's JSON header and the offset of its first record."""
+def read_header(path: str | Path, record: str | None = RECORD_NAME) -> tuple[dict[str, Any], int]:
+    """A file's JSON header and the offset of its first record; a file of another
+    record type than ``record`` is refused (None: any known type)."""
     with open(path, "rb") as fh:
         head = fh.read(len(MAGIC) + 4)
         if len(head) < len(MAGIC) + 4 or head[: len(MAGIC)] != MAGIC:
@@ -78,9 +101,16 @@ def read_header(path: str | Path) -> tuple[dict[str, Any], int]:
         header = json.loads(data)
     except ValueError:
         raise PositionFileError(f"{path}: its header is not JSON") from None
-    if not isinstance(header, dict) or header.get("record") != RECORD_NAME:
-        raise PositionFileError(f"{path}: records {header.get('record')!r}, not {RECORD_NAME}")
+    found = header.get("record") if isinstance(header, dict) else None
+    if found not in RECORD_TYPES or (record is not None and found != record):
+        raise PositionFileError(f"{path}: records {found!r}, not {record or 'a known type'}")
     return header, len(MAGIC) + 4 + length
+
+
+def _dtype(path: str | Path, record: str | None) -> tuple[np.dtype, int]:
+    """The record layout of a file (of type ``record``) and its first record's offset."""
+    header, start = read_header(path, record)
+    return RECORD_TYPES[header["record"]].dtype, start
 
 
 class PositionWriter:
@@ -88,17 +118,21 @@ class PositionWriter:
     :meth:`write` goes to disk at once: a kill loses at most the record being written,
     and :func:`truncate` cuts a file back to a count a caller committed."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, path: str | Path, header: dict[str, Any] | None = None, record: str = RECORD_NAME
+    ) -> None:
         self.path = Path(path)
+        self.record = record
+        self.dtype = RECORD_TYPES[record].dtype
         if not self.path.exists():
-            self.path.write_bytes(_header_bytes(header or {}))
+            self.path.write_bytes(_header_bytes(header or {}, record))
         # a partial record left by a kill would shift every record appended after it
-        truncate(self.path, record_count(self.path))
+        truncate(self.path, record_count(self.path, record), record)
         self._fh = open(self.path, "ab")  # noqa: SIM115 (closed by close())
 
     def write(self, records: np.ndarray) -> None:
-        if records.dtype != RECORD:
-            raise TypeError(f"records of dtype {records.dtype}, not the position record")
+        if records.dtype != self.dtype:
+            raise TypeError(f"records of dtype {records.dtype}, not the {self.record} record")
         self._fh.write(records.tobytes())
         self._fh.flush()
 
@@ -112,30 +146,33 @@ class PositionWriter:
         self.close()
 
 
-def record_count(path: str | Path) -> int:
+def record_count(path: str | Path, record: str | None = RECORD_NAME) -> int:
     """Whole records in a file (a partial one at its end is not counted)."""
-    _, start = read_header(path)
-    return (Path(path).stat().st_size - start) // RECORD.itemsize
+    dtype, start = _dtype(path, record)
+    return (Path(path).stat().st_size - start) // dtype.itemsize
 
 
-def truncate(path: str | Path, count: int) -> None:
+def truncate(path: str | Path, count: int, record: str | None = RECORD_NAME) -> None:
     """Cut a file back to its first ``count`` records."""
-    _, start = read_header(path)
+    dtype, start = _dtype(path, record)
     with open(path, "r+b") as fh:
-        fh.truncate(start + count * RECORD.itemsize)
+        fh.truncate(start + count * dtype.itemsize)
 
 
-def read_records(path: str | Path) -> np.ndarray:
+def read_records(path: str | Path, record: str | None = RECORD_NAME) -> np.ndarray:
     """All whole records of a file, mapped from disk (read only)."""
-    _, start = read_header(path)
-    count = record_count(path)
+    dtype, start = _dtype(path, record)
+    count = record_count(path, record)
     if count == 0:
-        return np.zeros(0, dtype=RECORD)
-    return np.memmap(path, dtype=RECORD, mode="r", offset=start, shape=(count,))
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=start, shape=(count,))
 
 
 def iter_batches(
-    paths: Iterable[str | Path], batch: int, seed: int | None = None
+    paths: Iterable[str | Path],
+    batch: int,
+    seed: int | None = None,
+    record: str | None = RECORD_NAME,
 ) -> Iterator[np.ndarray]:
     """Records of ``paths`` in batches of ``batch`` (the last of each file shorter), in
     file order, or with ``seed`` the files and the batches within each in a shuffled
@@ -145,7 +182,7 @@ def iter_batches(
     if rng is not None:
         files = [files[i] for i in rng.permutation(len(files))]
     for path in files:
-        records = read_records(path)
+        records = read_records(path, record)
         n = len(records)
         if rng is None:
             for start in range(0, n, batch):

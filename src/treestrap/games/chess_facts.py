@@ -15,4 +15,5 @@ CHESS_FACTS = GameFacts(
     engine_tournament=True,
     weights_report="treestrap.reports.weights:weights_report",
     weights_plot="treestrap.reports.weights:plot_weights",
+    bootstrap="treestrap.bootstrap.chess_provider:CHESS_BOOTSTRAP",
 )

@@ -47,4 +47,5 @@ CONNECT4_FACTS = GameFacts(
     weights_report="treestrap.reports.connect4_weights:summarize_connect4",
     games_file="games.txt",
     record_end="\n",
+    bootstrap="treestrap.bootstrap.connect4_provider:CONNECT4_BOOTSTRAP",
 )

@@ -72,6 +72,10 @@ class GameFacts:
     #: path`` (``weights show --plot``; ``units``: how many of a network's hidden units),
     #: or "" for none
     weights_plot: str = ""
+    #: ``"module:attribute"`` of its bootstrap pipeline's pieces (``treestrap bootstrap``:
+    #: a :class:`~treestrap.bootstrap.provider.BootstrapProvider`, imported when a run
+    #: starts), or "" for a game without the pipeline
+    bootstrap: str = ""
 
     def problem(self, config: Any) -> str | None:
         """The first option of ``config`` that this game refuses, as a message."""

@@ -14,6 +14,10 @@ Players are in process and cheap to make, so the games run one after another in 
 process; the players (a solver's table, a search's) stay warm from game to game. They
 are all ours: one that raises (or picks an illegal move) stops the tournament with
 :class:`~treestrap.play.errors.PlayerFailed`, its traceback in ``RUN_DIR/error.txt``.
+
+A match of two players may run under a pentanomial SPRT (``sprt``, as in engine
+tournaments: :mod:`treestrap.play.sprt_match`): it stops as soon as the test decides,
+and a resumed match counts its pairs from the stored games first.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ from treestrap.games.records import RecordTags
 from treestrap.games.registry import game_facts, get_game
 from treestrap.play.contract_game import play_contract_game
 from treestrap.play.errors import ERROR_FILE, PlayerFailed
-from treestrap.play.results_db import StoredGame, now
+from treestrap.play.results_db import ResultsDB, StoredGame, now
 from treestrap.play.schedule import ROUND_ROBIN, Pairing, check_schedule, schedule
+from treestrap.play.sprt_match import SprtWatch
 from treestrap.play.tournament_store import (
     TournamentResult,
     check_unused,
@@ -42,6 +47,7 @@ from treestrap.play.tournament_store import (
     store_game,
     stored_config,
 )
+from treestrap.rating.gsprt import parse_gsprt
 
 #: The termination stored for every finished game (none is adjudicated or forfeited).
 NORMAL = "normal"
@@ -59,6 +65,9 @@ class ContractTournamentConfig:
     games_per_pair: int = 2  # even: half as many openings, each with both colours
     seed: int = 1
     event: str = ""  # "": "treestrap GAME tournament"
+    # A two-player match stops when this SPRT decides (treestrap.rating.gsprt's
+    # ``elo0=..,elo1=..`` text); None plays every scheduled game.
+    sprt: str | None = None
 
     def __post_init__(self) -> None:
         if not self.event:
@@ -74,7 +83,10 @@ class ContractTournamentConfig:
         return cls(players, game, plies, **options)
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+        data = dataclasses.asdict(self)
+        if self.sprt is None:
+            del data["sprt"]  # so a config without one is stored as before it existed
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> ContractTournamentConfig:
@@ -92,6 +104,12 @@ class ContractTournamentConfig:
         check_schedule(len(self.players), self.format, self.games_per_pair)
         if not 0 <= self.opening_plies <= play.max_opening_plies:
             raise ValueError(f"opening plies must be 0-{play.max_opening_plies}")
+        if self.sprt is not None:
+            parse_gsprt(self.sprt)
+            if len(self.players) != 2:
+                raise ValueError(
+                    f"an SPRT tests one player against one other, got {len(self.players)} players"
+                )
 
 
 def tournament_play(game: str) -> TournamentPlay:
@@ -154,8 +172,11 @@ def run_contract_tournament(
     else:
         check_unused(run_dir)
     done = open_run(run_dir, config.to_json(), resume)
+    watch = _sprt_watch(config, specs[0].name, games, run_dir)
     players = play.make_players(specs)
     missing = [i for i in range(len(games)) if i not in done]
+    if watch is not None and watch.decided:
+        missing = []  # decided before it was stopped: nothing more to play
     bar = tqdm(total=len(games), initial=len(done), unit="game", disable=not progress)
     (run_dir / ERROR_FILE).unlink(missing_ok=True)  # a failure before this run's is gone
     try:
@@ -164,9 +185,33 @@ def run_contract_tournament(
             store_game(run_dir, stored)
             bar.set_postfix_str(f"{stored.white}-{stored.black} {stored.result}", refresh=False)
             bar.update(1)
+            if watch is not None and watch.add(game_id, stored.white, stored.result):
+                if progress:
+                    tqdm.write(watch.line())
+                if watch.decided:
+                    break
     finally:
         bar.close()
-    return final_result(run_dir, [s.name for s in specs], len(games), progress)
+    names = [s.name for s in specs]
+    return final_result(run_dir, names, len(games), progress, watch=watch)
+
+
+def _sprt_watch(
+    config: ContractTournamentConfig,
+    player: str,
+    games: list[Pairing[Opening]],
+    run_dir: Path,
+) -> SprtWatch | None:
+    """The match's SPRT of ``player`` (None without one), having counted the games
+    ``run_dir`` already holds (a pair counts once both its games are stored)."""
+    if config.sprt is None:
+        return None
+    watch = SprtWatch(parse_gsprt(config.sprt), player, [str(g.round) for g in games])
+    with ResultsDB.open(run_dir) as db:
+        stored = db.games()
+    for done in stored:
+        watch.add(done.id, done.white, done.result)
+    return watch
 
 
 def _play_one(

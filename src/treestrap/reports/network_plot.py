@@ -48,15 +48,15 @@ class FirstLayer:
 
 
 def first_layer(model: Any) -> FirstLayer:
-    """The first layer of a chess network model; ``ValueError`` for anything else."""
-    from treestrap.evaluation.network_weights import NetworkModel
-    from treestrap.evaluation.perspective_weights import PerspectiveModel
-
-    if isinstance(model, PerspectiveModel):
+    """The first layer of a chess network model; ``ValueError`` for anything else.
+    What a model is comes from what it says of itself (a network, on the chess
+    ``bitboard`` inputs, its ``--model`` spec), not from its class."""
+    chess_inputs = getattr(getattr(model, "feature_set", None), "size", 0) == PIECE_INPUTS + 1
+    if not (getattr(model, "is_network", False) and chess_inputs):
+        raise ValueError("the network picture draws chess networks on the bitboard inputs")
+    if str(model.spec).startswith("perspective:"):
         return _perspective_layer(model)
-    if isinstance(model, NetworkModel):
-        return _network_layer(model)
-    raise ValueError("the network picture draws chess networks on the bitboard inputs")
+    return _network_layer(model)
 
 
 def _network_layer(model: Any) -> FirstLayer:

@@ -1,4 +1,4 @@
-"""A round's candidate: a perspective network fitted to the run's self-play data, saved
+"""Chess's round candidate: a perspective network fitted to the run's self-play data, saved
 with the provenance that ties it to the player whose games it learned from.
 
 The fit checkpoints every epoch into the round's ``fit`` folder and resumes from there;

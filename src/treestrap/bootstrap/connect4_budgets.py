@@ -1,0 +1,110 @@
+"""What a Connect Four bootstrap run spends: its budgets, by name.
+
+Round 0 is TreeStrap(alpha-beta) self-play from random linear weights at a fixed depth;
+each later round plays self-play games at a deeper fixed depth (deep searches are cheap
+in Connect Four), fits linear weights to them by logistic regression and gates them
+with a fixed-depth match. ``smoke`` runs end to end in well under a minute once the
+kernels are compiled (the tests use it); ``standard`` is a run of hours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Connect4SelfPlay:
+    """How a round's self-play games are played."""
+
+    #: the player's search depth at every move (plies)
+    depth: int = 8
+    games: int = 2000
+    chunk: int = 100
+    #: random plies after the game's own opening (2-4 plies, ``Game.opening``), each
+    #: one after which the game goes on and the opponent cannot win at once
+    extra_plies: int = 4
+    seed: int = 0
+    #: the search's transposition table: 2^tt_bits entries
+    tt_bits: int = 18
+
+    def chunks(self) -> int:
+        return -(-self.games // self.chunk)
+
+
+@dataclass(frozen=True)
+class Connect4FitPlan:
+    """The linear weights each round fits (:mod:`treestrap.distill.connect4_fit`)."""
+
+    result_weight: float = 0.5
+    epochs: int = 8
+    batch: int = 1024
+    lr: float = 0.01
+    l2: float = 1e-6
+    mirror: bool = True
+    #: rounds of data a fit reads: this round's and the rounds before it
+    data_rounds: int = 3
+
+
+@dataclass(frozen=True)
+class Connect4GatePlan:
+    """The match a candidate must win: fixed-depth searches from random openings, each
+    played with both colours, under a pentanomial SPRT."""
+
+    depth: int = 4
+    sprt: str = "elo0=0,elo1=20"
+    max_games: int = 400
+    opening_plies: int = 4
+
+
+@dataclass(frozen=True)
+class Connect4Budget:
+    """Every setting of a Connect Four bootstrap run."""
+
+    name: str
+    round0_games: int
+    round0_depth: int
+    rounds: int
+    selfplay: Connect4SelfPlay = field(default_factory=Connect4SelfPlay)
+    fit: Connect4FitPlan = field(default_factory=Connect4FitPlan)
+    gate: Connect4GatePlan = field(default_factory=Connect4GatePlan)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Connect4Budget:
+        return cls(
+            name=data["name"],
+            round0_games=data["round0_games"],
+            round0_depth=data["round0_depth"],
+            rounds=data["rounds"],
+            selfplay=Connect4SelfPlay(**data["selfplay"]),
+            fit=Connect4FitPlan(**data["fit"]),
+            gate=Connect4GatePlan(**data["gate"]),
+        )
+
+
+CONNECT4_BUDGETS = {
+    "smoke": Connect4Budget(
+        name="smoke",
+        round0_games=10,
+        round0_depth=2,
+        rounds=2,
+        selfplay=Connect4SelfPlay(depth=4, games=16, chunk=8),
+        fit=Connect4FitPlan(epochs=3, batch=256, lr=0.03),
+        gate=Connect4GatePlan(depth=2, sprt="elo0=0,elo1=200", max_games=8),
+    ),
+    "standard": Connect4Budget(
+        name="standard",
+        round0_games=2000,
+        round0_depth=4,
+        rounds=10,
+        selfplay=Connect4SelfPlay(depth=8, games=2000, chunk=100),
+        fit=Connect4FitPlan(epochs=8),
+        # A gate's game takes milliseconds: thousands of games let the test tell gains of
+        # 20-40 Elo (400 games left +38 [+8, +70] undecided); 6-ply openings, of which
+        # there are too many to repeat (deterministic players repeat a repeated opening).
+        gate=Connect4GatePlan(depth=4, sprt="elo0=0,elo1=20", max_games=4000, opening_plies=6),
+    ),
+}

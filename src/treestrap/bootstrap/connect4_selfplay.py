@@ -1,0 +1,163 @@
+"""Connect Four self-play games that write their own training data as they are played.
+
+The run's best player (a weight file, searched by the training alpha-beta at a fixed
+depth) plays both sides from game ``number``'s opening: the game's own seeded opening
+(``Game.opening``, 2 to 4 plies) and a few more random plies drawn from the seed and the
+number, each one after which the game goes on and the opponent cannot win at once.
+Every position it searches becomes a ``connect4-20`` record
+(:mod:`treestrap.distill.connect4_records`) with the search's score and, once the game
+ends, its result. When the search proves the result (a win or a loss within its
+horizon: a score beyond :data:`~treestrap.search.value.MATE_BOUND`), that position is
+the game's last record and the game ends there with the proven result: the player's
+own search settled it, and what follows adds nothing a static evaluation needs.
+
+The player never consults the exact solver or anything made from it: it is the weight
+file and its search, nothing else. Games are played in chunks (one position file each,
+written under a temporary name and renamed when complete); fixed-depth searches from
+seeded openings are deterministic, so a chunk played again is the same chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.bootstrap.connect4_budgets import Connect4SelfPlay
+from treestrap.connect4.board import (
+    DRAW,
+    MAX_MOVES,
+    NOT_TERMINAL,
+    ST_PLY,
+    Position,
+    copy_position,
+    legal_moves,
+    make_move,
+    new_position,
+    side_to_move,
+    terminal_value,
+    unmake_move,
+)
+from treestrap.connect4.search import Connect4Search
+from treestrap.distill.connect4_records import CONNECT4_RECORD, CONNECT4_RECORD_NAME, pack_connect4
+from treestrap.distill.position_file import PositionWriter, record_count
+from treestrap.evaluation.provenance import file_sha256
+from treestrap.games.connect4_facts import CONNECT4_FACTS
+from treestrap.games.connect4_model import load_connect4_model
+from treestrap.games.connect4_tournament import can_win_now
+from treestrap.games.registry import get_game
+from treestrap.play.contract_game import DRAWN, FIRST_WINS, SECOND_WINS
+from treestrap.search.value import MATE_BOUND
+
+
+def _safe_moves(pos: Position) -> list[int]:
+    """The moves after which the game goes on and the opponent cannot win at once."""
+    buf = np.zeros(MAX_MOVES, dtype=np.int64)
+    safe = []
+    for move in buf[: legal_moves(pos, buf)].tolist():
+        make_move(pos, move)
+        if terminal_value(pos) == NOT_TERMINAL and not can_win_now(pos):
+            safe.append(int(move))
+        unmake_move(pos)
+    return sorted(safe)
+
+
+def opening_position(settings: Connect4SelfPlay, number: int) -> Position:
+    """Game ``number``'s start: the game's opening, then ``extra_plies`` random safe
+    plies, all drawn from (seed, number)."""
+    opening = get_game(CONNECT4_FACTS.name).opening
+    assert opening is not None  # Connect Four's runs draw their own openings
+    pos = new_position()
+    for move in opening(settings.seed, number):
+        make_move(pos, move)
+    rng = np.random.default_rng([settings.seed, number, 1])
+    for _ in range(settings.extra_plies):
+        moves = _safe_moves(pos)
+        if not moves:
+            break
+        make_move(pos, moves[int(rng.integers(len(moves)))])
+    return pos
+
+
+def play_game(
+    evaluator: object, search: Connect4Search, settings: Connect4SelfPlay, number: int
+) -> tuple[np.ndarray, str, int, int]:
+    """One game: its records (results filled in), its result for the first player
+    ("1-0", ...), its plies and the nodes searched."""
+    pos = opening_position(settings, number)
+    start_ply = int(pos.st[ST_PLY])
+    kept: list[np.ndarray] = []
+    sides: list[int] = []
+    nodes, first_score = 0, 0
+    while True:
+        end = terminal_value(pos)
+        if end != NOT_TERMINAL:  # the side to move has lost, or the board is full
+            first_score = 0 if end == DRAW else (-1 if side_to_move(pos) == 0 else 1)
+            break
+        result = search.search(copy_position(pos), evaluator, settings.depth)
+        nodes += int(result.nodes)
+        score = float(result.value)
+        kept.append(pack_connect4(pos, score, 0, int(pos.st[ST_PLY])))
+        sides.append(side_to_move(pos))
+        if abs(score) >= MATE_BOUND:  # proven by the player's own search: the result
+            mover_wins = score > 0
+            first_score = 1 if mover_wins == (side_to_move(pos) == 0) else -1
+            break
+        make_move(pos, int(result.best_move))
+    records = np.concatenate(kept) if kept else np.zeros(0, dtype=CONNECT4_RECORD)
+    records["result"] = [first_score if side == 0 else -first_score for side in sides]
+    result_text = {1: FIRST_WINS, -1: SECOND_WINS}.get(first_score, DRAWN)
+    return records, result_text, int(pos.st[ST_PLY]) - start_ply, nodes
+
+
+def play_connect4_chunk(
+    model_path: Path, settings: Connect4SelfPlay, data_dir: Path, index: int
+) -> ChunkSummary:
+    """Play chunk ``index`` (games ``index * chunk + 1`` on) with the weight file
+    ``model_path`` and write its file; a chunk already on disk is read, not played."""
+    path = chunk_path(data_dir, index)
+    summary_path = path.with_suffix(".json")
+    if path.exists() and summary_path.exists():
+        return ChunkSummary(**json.loads(summary_path.read_text()))
+    cpu = time.process_time()
+    evaluator = load_connect4_model(model_path).evaluator()
+    search = Connect4Search(tt_bits=settings.tt_bits)
+    first = index * settings.chunk + 1
+    last = min(settings.games, first + settings.chunk - 1)
+    counts = {FIRST_WINS: 0, SECOND_WINS: 0, DRAWN: 0}
+    plies = nodes = 0
+    header = {
+        "player": str(model_path.name),
+        "player_sha256": file_sha256(model_path),
+        "games": [first, last],
+        "settings": asdict(settings),
+    }
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    with PositionWriter(tmp, header, CONNECT4_RECORD_NAME) as writer:
+        for number in range(first, last + 1):
+            records, result, game_plies, game_nodes = play_game(evaluator, search, settings, number)
+            writer.write(records)
+            counts[result] += 1
+            plies += game_plies
+            nodes += game_nodes
+    summary = ChunkSummary(
+        index,
+        last - first + 1,
+        record_count(tmp, CONNECT4_RECORD_NAME),
+        counts[FIRST_WINS],
+        counts[SECOND_WINS],
+        counts[DRAWN],
+        plies,
+        nodes,
+        round(time.process_time() - cpu, 2),
+    )
+    # The summary first, the data file last: the file's name is the commit point.
+    summary_path.write_text(json.dumps(summary.to_json()) + "\n")
+    os.replace(tmp, path)
+    return summary
