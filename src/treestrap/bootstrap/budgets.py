@@ -86,7 +86,9 @@ BUDGETS = {
         round0_depth=3,
         rounds=12,
         selfplay=SelfPlaySettings(nodes=5000, games=3000, chunk=50),
-        fit=FitPlan(width=256, epochs=6, data_rounds=5),
+        # 16 epochs in batches of 1024: on round 1's 213,783 positions the held-out loss
+        # was 0.444 after 6 epochs of 4096, 0.407 after 30 of 4096, 0.403 after these
+        fit=FitPlan(width=256, epochs=16, batch=1024, data_rounds=5),
         gate=GatePlan(tc="2+0.02", sprt="elo0=0,elo1=15", max_games=300),
     ),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,11 @@ def fit_candidate(
     )
     model.metadata = {
         KEY: record,
-        "fit": {"epochs": len(reports), "held_out_loss": last.held_out_loss},
+        "fit": {
+            "settings": asdict(settings),
+            "held_out_loss": last.held_out_loss,
+            "held_out_cp": last.held_out_cp,
+        },
     }
     summary = {
         "positions": record["positions"],
