@@ -74,7 +74,9 @@ def plot_curve(run: Path, records: list[dict[str, Any]]) -> None:
     best = [r["elo_vs_round0"] for r in records]
     ax.step(hours, best, where="post", color="tab:blue", label="best player")
     for r, x in zip(records, hours, strict=True):
-        if r["round"] == 0:
+        if r["round"] == 0:  # the linear weights every later round is measured against
+            ax.plot(x, 0.0, marker="s", color="tab:blue")
+            ax.annotate("0", (x, 0.0), textcoords="offset points", xytext=(4, 4))
             continue
         y = best[r["round"] - 1] + r["gate_elo"] if not r["accepted"] else r["elo_vs_round0"]
         ax.errorbar(
