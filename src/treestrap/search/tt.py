@@ -11,6 +11,18 @@ from an earlier search (``age``; the tournament engine keeps its table across mo
 and calls :func:`new_search`). Results for the same position at the same depth are
 intersected. The ``visit`` column is scratch for walks over the table.
 
+Shared by threads. The tournament engine's search threads (Lazy SMP) read and write one
+table with no lock, so two threads may write one slot at once and leave it *torn*: some
+columns from one entry, some from another. ``check`` makes a torn slot harmless: each
+store writes ``key ^ entry_hash(depth, lower, upper, move)``, and :func:`tt_read` (the
+tournament search's probe) copies the entry's fields, then takes them only if they hash
+back to the key: a slot mixed from two stores fails that check (but for a chance of
+about 2**-64) and reads as empty. A store merges bounds with the slot's only after the
+same check, so no torn entry is ever stored again under a valid check. With one thread
+no slot is ever torn, and every check passes: the table behaves as one without it.
+Moves need no check of their own: the searches only order the moves they generate by the
+table's move, never play it.
+
 Game-neutral: a move is any int32, and the table keeps its game's number for "no
 move" (chess's null move 0; Connect Four's -1, column 0 being a move): a store of that
 number keeps the move the slot holds.
@@ -47,6 +59,7 @@ class TranspositionTable(NamedTuple):
     age: np.ndarray  # int32[size] search generation that wrote the slot
     filled: np.ndarray  # int32[size] slots filled since the last clear, in order
     meta: np.ndarray  # int64[5]: stores, visit stamp, generation, slots filled, no move
+    check: np.ndarray  # uint64[size]: key ^ entry_hash of the slot's fields
 
 
 def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
@@ -64,6 +77,7 @@ def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
         age=np.zeros(size, dtype=np.int32),
         filled=np.zeros(size, dtype=np.int32),
         meta=np.zeros(5, dtype=np.int64),
+        check=np.zeros(size, dtype=np.uint64),
     )
     tt.meta[NO_MOVE] = no_move
     return tt
@@ -94,6 +108,34 @@ def clear_tt(tt: TranspositionTable) -> None:
     tt.meta[FILLED] = 0
 
 
+#: Bounds enter :func:`entry_hash` as integers in units of 2**-20 (far finer than any
+#: score difference that matters), clamped so that infinite bounds have a value.
+_HASH_SCALE = float(1 << 20)
+_HASH_CLAMP = float(1 << 40)
+#: Odd multipliers (a bijection modulo 2**64): fields that differ hash apart.
+_MIX_DEPTH = np.uint64(0x9E3779B97F4A7C15)
+_MIX_LOWER = np.uint64(0xC2B2AE3D27D4EB4F)
+_MIX_UPPER = np.uint64(0x165667B19E3779F9)
+_MIX_MOVE = np.uint64(0xD6E8FEB86659FD93)
+
+
+@njit(inline="always")
+def _bound_bits(v: float) -> np.uint64:
+    """A bound as an integer for :func:`entry_hash` (the same float gives the same one)."""
+    v = min(max(v, -_HASH_CLAMP), _HASH_CLAMP)
+    return np.uint64(np.int64(v * _HASH_SCALE))
+
+
+@njit(inline="always")
+def entry_hash(depth: int, lower: float, upper: float, move: int) -> np.uint64:
+    """A hash of an entry's fields: ``check`` holds the key xor this."""
+    h = np.uint64(np.int64(depth)) * _MIX_DEPTH
+    h ^= _bound_bits(lower) * _MIX_LOWER
+    h ^= _bound_bits(upper) * _MIX_UPPER
+    h ^= np.uint64(np.int64(move)) * _MIX_MOVE
+    return h ^ (h >> np.uint64(29))
+
+
 @njit(inline="always")
 def tt_slot(tt: TranspositionTable, key: np.uint64) -> int:
     return np.int64(key & np.uint64(tt.keys.shape[0] - 1))
@@ -108,6 +150,25 @@ def tt_probe(tt: TranspositionTable, key: np.uint64) -> int:
     return -1
 
 
+@njit(inline="always")
+def tt_read(tt: TranspositionTable, key: np.uint64) -> tuple[bool, int, float, float, int]:
+    """The entry of ``key`` as one consistent copy: ``(found, depth, lower, upper,
+    move)``; not found when the slot holds another position or is torn (see the module
+    docstring). Searches that share the table with other threads probe with this."""
+    i = tt_slot(tt, key)
+    if tt.keys[i] != key:  # a cheap first test: most probes miss
+        return False, 0, 0.0, 0.0, 0
+    depth = tt.depth[i]
+    lower = tt.lower[i]
+    upper = tt.upper[i]
+    move = tt.move[i]
+    # The check decides: it holds only if the four fields and the key were written by
+    # one store.
+    if depth == EMPTY_DEPTH or tt.check[i] != key ^ entry_hash(depth, lower, upper, move):
+        return False, 0, 0.0, 0.0, 0
+    return True, depth, lower, upper, move
+
+
 @njit
 def tt_store(
     tt: TranspositionTable, key: np.uint64, depth: int, lower: float, upper: float, move: int
@@ -115,27 +176,33 @@ def tt_store(
     """Record bounds ``lower <= value <= upper`` of a depth-``depth`` search."""
     i = tt_slot(tt, key)
     tt.meta[STORES] += 1
-    if tt.depth[i] != EMPTY_DEPTH and tt.keys[i] == key:
-        if depth < tt.depth[i]:
+    same, old_depth, old_lower, old_upper, old_move = tt_read(tt, key)
+    if same:
+        if depth < old_depth:
             return
-        if depth == tt.depth[i]:
-            new_lower = max(lower, tt.lower[i])
-            new_upper = min(upper, tt.upper[i])
+        if depth == old_depth:
+            new_lower = max(lower, old_lower)
+            new_upper = min(upper, old_upper)
             if new_lower <= new_upper:  # the two searches agree: keep the intersection
                 lower, upper = new_lower, new_upper
             if move == tt.meta[NO_MOVE]:
-                move = tt.move[i]
+                move = old_move
     elif tt.depth[i] != EMPTY_DEPTH and depth < tt.depth[i] and tt.age[i] == tt.meta[GENERATION]:
         return
     if tt.depth[i] == EMPTY_DEPTH:
-        tt.filled[tt.meta[FILLED]] = i  # each slot once: a filled slot never empties again
-        tt.meta[FILLED] += 1
+        # Each slot once, so the list never overflows; threads filling one slot at once
+        # could list it twice, hence the bound.
+        n = tt.meta[FILLED]
+        if n < tt.filled.shape[0]:
+            tt.filled[n] = i
+            tt.meta[FILLED] = n + 1
     tt.keys[i] = key
     tt.depth[i] = depth
     tt.lower[i] = lower
     tt.upper[i] = upper
     tt.move[i] = move
     tt.age[i] = tt.meta[GENERATION]
+    tt.check[i] = key ^ entry_hash(depth, lower, upper, move)
 
 
 @njit(inline="always")
@@ -144,8 +211,16 @@ def tt_cutoff(
 ) -> tuple[bool, float]:
     """Whether the bounds stored in ``slot`` settle a node at ``ply`` searched with the
     window (alpha, beta), and the value to return if they do (fail-soft)."""
-    lower = value_from_node(tt.lower[slot], ply)
-    upper = value_from_node(tt.upper[slot], ply)
+    return bounds_cutoff(tt.lower[slot], tt.upper[slot], ply, alpha, beta)
+
+
+@njit(inline="always")
+def bounds_cutoff(
+    stored_lower: float, stored_upper: float, ply: int, alpha: float, beta: float
+) -> tuple[bool, float]:
+    """:func:`tt_cutoff` of bounds read already (by :func:`tt_read`)."""
+    lower = value_from_node(stored_lower, ply)
+    upper = value_from_node(stored_upper, ply)
     if lower >= beta:
         return True, lower
     if upper <= alpha:
