@@ -13,8 +13,9 @@ intersected. The ``visit`` column is scratch for walks over the table.
 
 Shared by threads. The tournament engine's search threads (Lazy SMP) read and write one
 table with no lock, so two threads may write one slot at once and leave it *torn*: some
-columns from one entry, some from another. ``check`` makes a torn slot harmless: each
-store writes ``key ^ entry_hash(depth, lower, upper, move)``, and :func:`tt_read` (the
+columns from one entry, some from another. A check word makes a torn slot harmless:
+each store writes ``key ^ entry_hash(depth, lower, upper, move)`` beside the key (in
+the same cache line: ``keys[i, CHECK]``), and :func:`tt_read` (the
 tournament search's probe) copies the entry's fields, then takes them only if they hash
 back to the key: a slot mixed from two stores fails that check (but for a chance of
 about 2**-64) and reads as empty. A store merges bounds with the slot's only after the
@@ -38,6 +39,9 @@ from treestrap.core.jit import njit
 from treestrap.search.value import INFINITE, value_from_node, value_to_node
 
 EMPTY_DEPTH = -1
+# Columns of ``keys``.
+KEY = 0
+CHECK = 1
 # Slots of ``meta``.
 STORES = 0
 VISIT_STAMP = 1
@@ -50,7 +54,7 @@ DEFAULT_TT_BITS = 18
 
 
 class TranspositionTable(NamedTuple):
-    keys: np.ndarray  # uint64[size]
+    keys: np.ndarray  # uint64[size, 2]: the key, and the check (key ^ entry_hash)
     depth: np.ndarray  # int32[size], EMPTY_DEPTH when unused
     lower: np.ndarray  # float64[size]
     upper: np.ndarray  # float64[size]
@@ -59,7 +63,6 @@ class TranspositionTable(NamedTuple):
     age: np.ndarray  # int32[size] search generation that wrote the slot
     filled: np.ndarray  # int32[size] slots filled since the last clear, in order
     meta: np.ndarray  # int64[5]: stores, visit stamp, generation, slots filled, no move
-    check: np.ndarray  # uint64[size]: key ^ entry_hash of the slot's fields
 
 
 def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
@@ -68,7 +71,7 @@ def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
         raise ValueError(f"transposition table bits must be in 4..30, got {bits}")
     size = 1 << bits
     tt = TranspositionTable(
-        keys=np.zeros(size, dtype=np.uint64),
+        keys=np.zeros((size, 2), dtype=np.uint64),
         depth=np.full(size, EMPTY_DEPTH, dtype=np.int32),
         lower=np.full(size, -INFINITE),
         upper=np.full(size, INFINITE),
@@ -77,7 +80,6 @@ def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
         age=np.zeros(size, dtype=np.int32),
         filled=np.zeros(size, dtype=np.int32),
         meta=np.zeros(5, dtype=np.int64),
-        check=np.zeros(size, dtype=np.uint64),
     )
     tt.meta[NO_MOVE] = no_move
     return tt
@@ -97,21 +99,17 @@ def clear_tt(tt: TranspositionTable) -> None:
             tt.lower[i] = -INFINITE
             tt.upper[i] = INFINITE
             tt.move[i] = no_move
-            tt.keys[i] = 0
+            tt.keys[i, KEY] = 0
     else:
         tt.depth[:] = EMPTY_DEPTH
         tt.lower[:] = -INFINITE
         tt.upper[:] = INFINITE
         tt.move[:] = no_move
-        tt.keys[:] = 0
+        tt.keys[:, :] = 0
     tt.meta[STORES] = 0
     tt.meta[FILLED] = 0
 
 
-#: Bounds enter :func:`entry_hash` as integers in units of 2**-20 (far finer than any
-#: score difference that matters), clamped so that infinite bounds have a value.
-_HASH_SCALE = float(1 << 20)
-_HASH_CLAMP = float(1 << 40)
 #: Odd multipliers (a bijection modulo 2**64): fields that differ hash apart.
 _MIX_DEPTH = np.uint64(0x9E3779B97F4A7C15)
 _MIX_LOWER = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -120,18 +118,11 @@ _MIX_MOVE = np.uint64(0xD6E8FEB86659FD93)
 
 
 @njit(inline="always")
-def _bound_bits(v: float) -> np.uint64:
-    """A bound as an integer for :func:`entry_hash` (the same float gives the same one)."""
-    v = min(max(v, -_HASH_CLAMP), _HASH_CLAMP)
-    return np.uint64(np.int64(v * _HASH_SCALE))
-
-
-@njit(inline="always")
 def entry_hash(depth: int, lower: float, upper: float, move: int) -> np.uint64:
-    """A hash of an entry's fields: ``check`` holds the key xor this."""
+    """A hash of an entry's fields: the check word holds the key xor this."""
     h = np.uint64(np.int64(depth)) * _MIX_DEPTH
-    h ^= _bound_bits(lower) * _MIX_LOWER
-    h ^= _bound_bits(upper) * _MIX_UPPER
+    h ^= np.float64(lower).view(np.uint64) * _MIX_LOWER  # the float's bits, exactly
+    h ^= np.float64(upper).view(np.uint64) * _MIX_UPPER
     h ^= np.uint64(np.int64(move)) * _MIX_MOVE
     return h ^ (h >> np.uint64(29))
 
@@ -145,7 +136,7 @@ def tt_slot(tt: TranspositionTable, key: np.uint64) -> int:
 def tt_probe(tt: TranspositionTable, key: np.uint64) -> int:
     """Slot holding ``key``, or -1."""
     i = tt_slot(tt, key)
-    if tt.depth[i] != EMPTY_DEPTH and tt.keys[i] == key:
+    if tt.depth[i] != EMPTY_DEPTH and tt.keys[i, KEY] == key:
         return i
     return -1
 
@@ -156,7 +147,7 @@ def tt_read(tt: TranspositionTable, key: np.uint64) -> tuple[bool, int, float, f
     move)``; not found when the slot holds another position or is torn (see the module
     docstring). Searches that share the table with other threads probe with this."""
     i = tt_slot(tt, key)
-    if tt.keys[i] != key:  # a cheap first test: most probes miss
+    if tt.keys[i, KEY] != key:  # a cheap first test: most probes miss
         return False, 0, 0.0, 0.0, 0
     depth = tt.depth[i]
     lower = tt.lower[i]
@@ -164,7 +155,7 @@ def tt_read(tt: TranspositionTable, key: np.uint64) -> tuple[bool, int, float, f
     move = tt.move[i]
     # The check decides: it holds only if the four fields and the key were written by
     # one store.
-    if depth == EMPTY_DEPTH or tt.check[i] != key ^ entry_hash(depth, lower, upper, move):
+    if depth == EMPTY_DEPTH or tt.keys[i, CHECK] != key ^ entry_hash(depth, lower, upper, move):
         return False, 0, 0.0, 0.0, 0
     return True, depth, lower, upper, move
 
@@ -196,13 +187,13 @@ def tt_store(
         if n < tt.filled.shape[0]:
             tt.filled[n] = i
             tt.meta[FILLED] = n + 1
-    tt.keys[i] = key
+    tt.keys[i, KEY] = key
     tt.depth[i] = depth
     tt.lower[i] = lower
     tt.upper[i] = upper
     tt.move[i] = move
     tt.age[i] = tt.meta[GENERATION]
-    tt.check[i] = key ^ entry_hash(depth, lower, upper, move)
+    tt.keys[i, CHECK] = key ^ entry_hash(depth, lower, upper, move)
 
 
 @njit(inline="always")
