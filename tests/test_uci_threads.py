@@ -24,6 +24,7 @@ import chess.engine
 import numpy as np
 import pytest
 
+from treestrap.core.jit import njit
 from treestrap.core.notation import parse_fen
 from treestrap.engine.bench import BENCH_FENS, run_bench
 from treestrap.engine.engine import Engine
@@ -32,7 +33,7 @@ from treestrap.engine.uci import UciEngine
 from treestrap.evaluation.model import evaluate, thread_copy
 from treestrap.evaluation.presets import hand_set_model, preset_model
 from treestrap.search.timeman import SearchLimits
-from treestrap.search.tt import new_tt, tt_read, tt_store
+from treestrap.search.tt import TranspositionTable, new_tt, tt_read, tt_store
 
 CORES = os.cpu_count() or 1
 #: The bench signature at depth 8 (docs/engine.md): one thread's, whatever was set before.
@@ -336,3 +337,52 @@ def test_a_player_spec_sets_the_threads() -> None:
     for bad in ("0", str(CORES + 1), "two", ""):
         with pytest.raises(ValueError, match="threads=N needs a whole number"):
             parse_player(f"treestrap-uci:learned:threads={bad}")
+
+
+#: Keys of the hammer test: few, so that threads meet on the same slots and keys.
+_HAMMER_KEYS = 64
+
+
+@njit(cache=False)
+def _hammer(tt: TranspositionTable, seed: int, rounds: int) -> tuple[int, int]:
+    """Store and read random keys of a small set, each key always with the same fields
+    (depth, bounds and move made from the key); returns (reads whose fields were not
+    their key's, reads that found the key)."""
+    wrong = 0
+    found_count = 0
+    x = np.uint64(seed)
+    for _ in range(rounds):
+        x = x * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        key = (x >> np.uint64(40)) % np.uint64(_HAMMER_KEYS) * np.uint64(0x9E3779B97F4A7C15)
+        depth = np.int64(key % np.uint64(9))
+        lower = float(np.int64(key % np.uint64(1000)))
+        tt_store(tt, key, depth, lower, lower + 1.0, np.int64(key % np.uint64(4000)) + 1)
+        other = (x >> np.uint64(20)) % np.uint64(_HAMMER_KEYS) * np.uint64(0x9E3779B97F4A7C15)
+        found, d, lo, up, move = tt_read(tt, other)
+        if found:
+            found_count += 1
+            expected = float(np.int64(other % np.uint64(1000)))
+            if (
+                d != np.int64(other % np.uint64(9))
+                or lo != expected
+                or up != expected + 1.0
+                or move != np.int64(other % np.uint64(4000)) + 1
+            ):
+                wrong += 1
+    return wrong, found_count
+
+
+def test_threads_hammering_one_small_table_never_read_a_torn_entry() -> None:
+    tt = new_tt(4)  # 16 slots for 64 keys
+    _hammer(tt, 1, 10)  # compile first
+    results: list[tuple[int, int]] = []
+    workers = [
+        threading.Thread(target=lambda s=s: results.append(_hammer(tt, s, 3_000_000)))
+        for s in (7, 8)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(results) == 2
+    assert all(wrong == 0 and found > 0 for wrong, found in results)

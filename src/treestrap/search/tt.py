@@ -15,14 +15,14 @@ Shared by threads. The tournament engine's search threads (Lazy SMP) read and wr
 table with no lock, so two threads may write one slot at once and leave it *torn*: some
 columns from one entry, some from another. A check word makes a torn slot harmless:
 each store writes ``key ^ entry_hash(depth, lower, upper, move)`` beside the key (in
-the same cache line: ``keys[i, CHECK]``), and :func:`tt_read` (the
-tournament search's probe) copies the entry's fields, then takes them only if they hash
-back to the key: a slot mixed from two stores fails that check (but for a chance of
-about 2**-64) and reads as empty. A store merges bounds with the slot's only after the
-same check, so no torn entry is ever stored again under a valid check. With one thread
-no slot is ever torn, and every check passes: the table behaves as one without it.
-Moves need no check of their own: the searches only order the moves they generate by the
-table's move, never play it.
+the same cache line: ``keys[i, CHECK]``). The tournament search takes bounds only from
+:func:`tt_read`, which copies the entry's fields and keeps them only if they hash back
+to the key: a slot mixed from two stores fails that check (but for a chance of about
+2**-64) and reads as empty. A store merges bounds with the slot's only after the same
+check, so no torn entry is ever stored again under a valid check. With one thread no
+slot is ever torn and every check passes: the table behaves as one without it. Moves
+need no check: the searches only order the moves they generate by the table's move,
+never play it.
 
 Game-neutral: a move is any int32, and the table keeps its game's number for "no
 move" (chess's null move 0; Connect Four's -1, column 0 being a move): a store of that
@@ -167,20 +167,23 @@ def tt_store(
     """Record bounds ``lower <= value <= upper`` of a depth-``depth`` search."""
     i = tt_slot(tt, key)
     tt.meta[STORES] += 1
-    same, old_depth, old_lower, old_upper, old_move = tt_read(tt, key)
-    if same:
+    old_depth = tt.depth[i]
+    if old_depth != EMPTY_DEPTH and tt.keys[i, KEY] == key:
         if depth < old_depth:
-            return
+            return  # (a torn slot's depth may skip a store: nothing wrong is kept)
         if depth == old_depth:
-            new_lower = max(lower, old_lower)
-            new_upper = min(upper, old_upper)
-            if new_lower <= new_upper:  # the two searches agree: keep the intersection
-                lower, upper = new_lower, new_upper
-            if move == tt.meta[NO_MOVE]:
-                move = old_move
-    elif tt.depth[i] != EMPTY_DEPTH and depth < tt.depth[i] and tt.age[i] == tt.meta[GENERATION]:
+            # Merged only with an entry checked whole; a torn one is replaced.
+            same, _, old_lower, old_upper, old_move = tt_read(tt, key)
+            if same:
+                new_lower = max(lower, old_lower)
+                new_upper = min(upper, old_upper)
+                if new_lower <= new_upper:  # the two searches agree: keep the intersection
+                    lower, upper = new_lower, new_upper
+                if move == tt.meta[NO_MOVE]:
+                    move = old_move
+    elif old_depth != EMPTY_DEPTH and depth < old_depth and tt.age[i] == tt.meta[GENERATION]:
         return
-    if tt.depth[i] == EMPTY_DEPTH:
+    if old_depth == EMPTY_DEPTH:
         # Each slot once, so the list never overflows; threads filling one slot at once
         # could list it twice, hence the bound.
         n = tt.meta[FILLED]
