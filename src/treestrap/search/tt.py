@@ -48,7 +48,7 @@ VISIT_STAMP = 1
 GENERATION = 2
 FILLED = 3
 NO_MOVE = 4
-#: Default size: 2**18 slots (8 MiB) holds the main-search nodes of a training search
+#: Default size: 2**18 slots (12 MiB) holds the main-search nodes of a training search
 #: of a few hundred thousand nodes, and clears in about a millisecond.
 DEFAULT_TT_BITS = 18
 
@@ -89,7 +89,7 @@ def new_tt(bits: int = DEFAULT_TT_BITS, no_move: int = 0) -> TranspositionTable:
 def clear_tt(tt: TranspositionTable) -> None:
     """Empty every slot. A training search fills a few thousand of its 2**18 slots, so
     only the slots filled since the last clear are reset when they are few: the same
-    table as a full clear, without writing 8 MiB before every search."""
+    table as a full clear, without writing 12 MiB before every search."""
     filled = tt.meta[FILLED]
     no_move = tt.meta[NO_MOVE]
     if filled * 8 < tt.keys.shape[0]:
@@ -145,7 +145,8 @@ def tt_probe(tt: TranspositionTable, key: np.uint64) -> int:
 def tt_read(tt: TranspositionTable, key: np.uint64) -> tuple[bool, int, float, float, int]:
     """The entry of ``key`` as one consistent copy: ``(found, depth, lower, upper,
     move)``; not found when the slot holds another position or is torn (see the module
-    docstring). Searches that share the table with other threads probe with this."""
+    docstring). A search that shares the table with other threads takes bounds from
+    this alone."""
     i = tt_slot(tt, key)
     if tt.keys[i, KEY] != key:  # a cheap first test: most probes miss
         return False, 0, 0.0, 0.0, 0
