@@ -58,9 +58,8 @@ from treestrap.search.scratch import (
 )
 from treestrap.search.tt import (
     TranspositionTable,
-    bounds_cutoff,
+    tt_checked_cutoff,
     tt_probe,
-    tt_read,
     tt_store_result,
 )
 from treestrap.search.value import INFINITE, MAX_PLY, mate_in, mated_in
@@ -214,13 +213,10 @@ def pvs(
     if slot >= 0:
         tt_move = tt.move[slot]  # it only orders the moves generated: any value is harmless
         if not pv_node and ply > 0 and tt.depth[slot] >= max(depth, 0):
-            # Bounds only from a copy of the entry checked whole: other search threads may
-            # be writing the slot.
-            found, tt_depth, tt_lower, tt_upper, _ = tt_read(tt, key)
-            if found and tt_depth >= max(depth, 0):
-                cut, bound = bounds_cutoff(tt_lower, tt_upper, ply, alpha, beta)
-                if cut:
-                    return bound
+            # Checked whole: other search threads may be writing the slot.
+            cut, bound = tt_checked_cutoff(tt, key, max(depth, 0), ply, alpha, beta)
+            if cut:
+                return bound
     if ply == 0 and ctx.root_first[0] != 0:
         tt_move = ctx.root_first[0]
 

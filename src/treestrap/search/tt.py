@@ -210,10 +210,23 @@ def tt_cutoff(
 
 
 @njit(inline="always")
+def tt_checked_cutoff(
+    tt: TranspositionTable, key: np.uint64, depth: int, ply: int, alpha: float, beta: float
+) -> tuple[bool, float]:
+    """:func:`tt_cutoff` for a table other threads may be writing: the bounds of
+    ``key``'s entry from a copy checked whole (:func:`tt_read`), if it is at least
+    ``depth`` deep; no cut-off from a torn slot."""
+    found, stored_depth, lower, upper, _ = tt_read(tt, key)
+    if not found or stored_depth < depth:
+        return False, 0.0
+    return bounds_cutoff(lower, upper, ply, alpha, beta)
+
+
+@njit(inline="always")
 def bounds_cutoff(
     stored_lower: float, stored_upper: float, ply: int, alpha: float, beta: float
 ) -> tuple[bool, float]:
-    """:func:`tt_cutoff` of bounds read already (by :func:`tt_read`)."""
+    """:func:`tt_cutoff` of bounds read already."""
     lower = value_from_node(stored_lower, ply)
     upper = value_from_node(stored_upper, ply)
     if lower >= beta:
