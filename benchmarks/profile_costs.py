@@ -129,6 +129,21 @@ class Costs:
         args = (self.tt, slots.astype(np.int64), plies.astype(np.int64), alphas, betas)
         return per_call(K.loop_tt_cutoff, args, len(items))
 
+    def tt_checked_cutoff(self) -> float:
+        items = self.shadow.items("tt_checked_cutoff")
+        if not items:
+            return math.nan
+        keys, depths, plies, alphas, betas = (np.array(c) for c in zip(*items, strict=True))
+        args = (
+            self.tt,
+            keys.astype(np.uint64),
+            depths.astype(np.int64),
+            plies.astype(np.int64),
+            alphas,
+            betas,
+        )
+        return per_call(K.loop_tt_checked_cutoff, args, len(items))
+
     def tt_store(self) -> float:
         items = self.shadow.items("tt_store_result")
         if not items:

@@ -49,7 +49,13 @@ from treestrap.search.quiescence import quiescence
 from treestrap.search.quiet import is_quiet
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.training import TrainingOptions
-from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
+from treestrap.search.tt import (
+    TranspositionTable,
+    tt_checked_cutoff,
+    tt_cutoff,
+    tt_probe,
+    tt_store_result,
+)
 from treestrap.search.value import MAX_PLY
 
 
@@ -406,6 +412,23 @@ def loop_tt_cutoff(
     for _ in range(passes):
         for i in range(slots.shape[0]):
             acc += tt_cutoff(tt, slots[i], plies[i], alphas[i], betas[i])[1]
+    return acc
+
+
+@njit
+def loop_tt_checked_cutoff(
+    tt: TranspositionTable,
+    keys: np.ndarray,
+    depths: np.ndarray,
+    plies: np.ndarray,
+    alphas: np.ndarray,
+    betas: np.ndarray,
+    passes: int,
+) -> float:
+    acc = 0.0
+    for _ in range(passes):
+        for i in range(keys.shape[0]):
+            acc += tt_checked_cutoff(tt, keys[i], depths[i], plies[i], alphas[i], betas[i])[1]
     return acc
 
 

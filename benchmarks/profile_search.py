@@ -242,7 +242,10 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: 
         costs.positional("is_insufficient_material", K.loop_insufficient),
     )
     t.add("TT probe", ("tt_probe",), costs.tt_probe())
-    t.add("TT cut-off test", ("tt_cutoff",), costs.tt_cutoff())
+    if kernel == "pvs":  # checked whole: the engine's threads share the table
+        t.add("TT cut-off test", ("tt_checked_cutoff",), costs.tt_checked_cutoff())
+    else:
+        t.add("TT cut-off test", ("tt_cutoff",), costs.tt_cutoff())
     t.add("TT store", ("tt_store_result",), costs.tt_store())
     t.add("ordering: score + pick", ("score_moves", "pick_next"), costs.ordering())
     t.add("ordering: killers, history", ("update_quiet_cutoff",), costs.quiet_cutoff())

@@ -59,6 +59,7 @@ SEARCH_CALLS = (
     "is_insufficient_material",
     "tt_probe",
     "tt_cutoff",
+    "tt_checked_cutoff",
     "tt_store_result",
     "score_moves",
     "pick_next",
@@ -97,7 +98,7 @@ SHADOWED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "treestrap.search.tt_walk": (("_walk", "_add_quiescence_node"), WALK_CALLS),
 }
 #: Modules that call a shadowed kernel from Python under their own name for it.
-CALLERS = {"treestrap.engine.engine": ("pvs", "treestrap.search.tournament")}
+CALLERS = {"treestrap.engine.iteration": ("pvs", "treestrap.search.tournament")}
 
 
 class Sampler:
@@ -280,6 +281,11 @@ class Shadow:
 
     def _sample_tt_cutoff(self, tt: Any, slot: int, ply: int, alpha: float, beta: float) -> Any:
         return int(slot), int(ply), float(alpha), float(beta)
+
+    def _sample_tt_checked_cutoff(
+        self, tt: Any, key: Any, depth: int, ply: int, alpha: float, beta: float
+    ) -> Any:
+        return int(key), int(depth), int(ply), float(alpha), float(beta)
 
     def _sample_tt_store_result(self, tt: Any, key: Any, *rest: Any) -> Any:
         depth, ply, best, alpha, beta, move = rest

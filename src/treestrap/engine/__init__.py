@@ -4,6 +4,10 @@
   a position, limits and weights in; a move and search information out. Iterative
   deepening with aspiration windows over the tournament search, MultiPV, a stop flag and
   a timer.
+- :mod:`treestrap.engine.iteration`: one thread's root search at one depth, in
+  aspiration windows.
+- :mod:`treestrap.engine.lazy_smp`: helper search threads sharing the table (UCI's
+  ``Threads``).
 - :mod:`treestrap.engine.uci`: its Universal Chess Interface front end (``treestrap uci``).
 - :mod:`treestrap.engine.uci_protocol`: the text of that interface: ``go`` and
   ``position`` commands read, ``info`` lines written.

@@ -2,10 +2,16 @@
 information out. The UCI front end (:mod:`treestrap.engine.uci`) and in-process
 matches use it; it knows nothing of the protocol.
 
-Iterative deepening with aspiration windows around :func:`treestrap.search.tournament.pvs`,
-a persistent transposition table, and a timer thread that raises the stop flag at
-the hard time limit (the compiled search releases the GIL, so the timer and the UCI
-reader run while it searches).
+Iterative deepening with aspiration windows around :func:`treestrap.search.tournament.pvs`
+(:mod:`treestrap.engine.iteration`), a persistent transposition table, and a timer thread
+that raises the stop flag at the hard time limit (the compiled search releases the GIL,
+so the timer and the UCI reader run while it searches).
+
+Threads: with :attr:`Engine.threads` n > 1, n - 1 helper threads search the same root
+beside the main thread and share its table (Lazy SMP, :mod:`treestrap.engine.lazy_smp`).
+The main thread's search is the one reported: it decides the move, the lines and when
+to stop, and the helpers stop when it is done. Nodes (reported and limited) are the
+threads' sum. With one thread no helper runs and the search is exactly the plain one.
 
 Stopping: :meth:`Engine.stop` raises a flag that the running search reads. A plain
 ``go`` clears the flag as it starts, so a stop left over from an earlier search never
@@ -36,19 +42,18 @@ import numpy as np
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import legal_moves
 from treestrap.core.position import MAX_HISTORY, ST_PLY, ST_SIDE, Position, copy_position
+from treestrap.engine.iteration import ThreadSearch, aspiration_search
+from treestrap.engine.lazy_smp import HelperThreads, node_shares
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import new_context, reset_context
 from treestrap.search.scratch import NODES, QNODES, REVISITS, SELDEPTH, STOPPED
 from treestrap.search.timeman import SearchLimits, allocate
-from treestrap.search.tournament import EngineOptions, pvs
+from treestrap.search.tournament import EngineOptions
 from treestrap.search.tt import new_search, new_tt
-from treestrap.search.value import INFINITE, MATE, MATE_BOUND, MAX_PLY
+from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
 
-#: First aspiration half-width, in centipawns, from depth ASPIRATION_DEPTH on.
-ASPIRATION_WINDOW = 25.0
-ASPIRATION_DEPTH = 4
-#: Slots of the transposition table per MiB (one slot is about 41 bytes).
-SLOTS_PER_MB = (1 << 20) // 41
+#: Slots of the transposition table per MiB (one slot is about 49 bytes).
+SLOTS_PER_MB = (1 << 20) // 49
 #: Largest node limit passed to the compiled search (it holds the limit in an int64).
 MAX_NODES = 1 << 62
 
@@ -110,12 +115,18 @@ class Engine:
         options: EngineOptions | None = None,
         overhead: float = 0.05,
         multipv: int = 1,
+        threads: int = 1,
     ) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         self.evaluator = evaluator
         self.options = options or EngineOptions()
         self.overhead = overhead
         #: Lines searched and reported per iteration (UCI's MultiPV).
         self.multipv = multipv
+        #: Search threads: the main one and ``threads - 1`` helpers (UCI's Threads).
+        self.threads = threads
+        self._helpers = HelperThreads()
         self.ctx = new_context()
         self.tt = new_tt(tt_bits_for_mb(hash_mb))
         self.stop_flag = np.zeros(1, dtype=np.int64)
@@ -152,46 +163,17 @@ class Engine:
                 self.stop_flag[0] = 0
             self._prepared = False
 
-    def _root(
-        self, pos: Position, opts: EngineOptions, depth: int, alpha: float, beta: float
-    ) -> float:
-        """One search of the root with the window (alpha, beta)."""
-        return float(
-            pvs(
-                pos,
-                self.evaluator,
-                self.ctx,
-                self.tt,
-                opts,
-                self.stop_flag if depth > 1 else self._never_stop,
-                depth,
-                0,
-                alpha,
-                beta,
-                True,
-            )
-        )
-
     def _iteration(
         self, pos: Position, opts: EngineOptions, depth: int, prev: float | None
     ) -> float:
-        """One root search at ``depth``, in an aspiration window around the score
-        ``prev`` of the last iteration (a full window without one)."""
-        if prev is None or depth < ASPIRATION_DEPTH or abs(prev) >= MATE_BOUND:
-            return self._root(pos, opts, depth, -INFINITE, INFINITE)
-        width = ASPIRATION_WINDOW
-        alpha, beta = prev - width, prev + width
-        while True:
-            v = self._root(pos, opts, depth, alpha, beta)
-            if self.ctx.stats[STOPPED]:
-                return v
-            if v <= alpha:
-                alpha = -INFINITE if width > 400 else v - width
-            elif v >= beta:
-                beta = INFINITE if width > 400 else v + width
-            else:
-                return v
-            width *= 2
+        """The main thread's root search at ``depth`` around the last score ``prev``."""
+        stop = self.stop_flag if depth > 1 else self._never_stop
+        ts = ThreadSearch(self.evaluator, self.ctx, self.tt)
+        return aspiration_search(ts, pos, opts, stop, depth, prev)
+
+    def _nodes(self) -> int:
+        """Nodes searched so far by every thread."""
+        return int(self.ctx.stats[NODES] + self.ctx.stats[QNODES]) + self._helpers.nodes()
 
     def _lines(
         self, pos: Position, opts: EngineOptions, depth: int, prev: list[RootLine], count: int
@@ -244,10 +226,15 @@ class Engine:
         if limits.nodes is not None and limits.nodes < 1:
             raise ValueError(f"node limit must be at least 1, got {limits.nodes}")
         budget = allocate(limits, root.st[ST_SIDE] == 0, self.overhead)
-        opts = self.options._replace(max_nodes=min(limits.nodes, MAX_NODES) if limits.nodes else 0)
         max_depth = min(limits.depth if limits.depth else MAX_PLY - 1, MAX_PLY - 1)
         if budget.soft is not None and len(moves) == 1:
             max_depth = 1  # a forced move: answer at once
+        threads = self.threads if max_depth > 1 else 1  # depth 1 is over in a moment
+        # Each thread's node limit (0: none), the main thread's first.
+        shares = [0] * threads
+        if limits.nodes:
+            shares = node_shares(min(limits.nodes, MAX_NODES), threads)
+        opts = self.options._replace(max_nodes=shares[0])
         best = moves[0]
         ponder = None
         score = 0.0
@@ -262,6 +249,9 @@ class Engine:
             timer.daemon = True
             timer.start()
         try:
+            # No helper with one thread: the call still clears the last search's counts.
+            helper_opts = [self.options._replace(max_nodes=n) for n in shares[1:]]
+            self._helpers.start(root, self.evaluator, self.tt, helper_opts, max_depth)
             for depth in range(1, max_depth + 1):
                 lines = self._lines(root, opts, depth, lines, count)
                 if self.ctx.stats[STOPPED] and depth > 1:
@@ -278,7 +268,7 @@ class Engine:
                         depth=depth,
                         seldepth=int(self.ctx.stats[SELDEPTH]),
                         score=line.score,
-                        nodes=int(self.ctx.stats[NODES] + self.ctx.stats[QNODES]),
+                        nodes=self._nodes(),
                         time=elapsed,
                         pv=[move_to_uci(m) for m in line.pv],
                         multipv=rank if self.multipv > 1 else None,
@@ -298,7 +288,8 @@ class Engine:
             if timer:
                 timer.cancel()
                 timer.join()  # a timer that fired late must not stop the next search
-        nodes = int(self.ctx.stats[NODES] + self.ctx.stats[QNODES])
+            self._helpers.finish()
+        nodes = self._nodes()
         return SearchOutcome(
             best_move=move_to_uci(best),
             ponder=move_to_uci(ponder) if ponder else None,
@@ -307,5 +298,5 @@ class Engine:
             nodes=nodes,
             time=time.perf_counter() - start,
             infos=infos,
-            revisits=int(self.ctx.stats[REVISITS]),
+            revisits=int(self.ctx.stats[REVISITS]) + self._helpers.revisits(),
         )

@@ -17,7 +17,7 @@ so; a ``go`` with no clock (depth, nodes, infinite, ponder) waits for the compil
 search.
 
 Beyond the protocol: ``d`` prints the board, its FEN and its Polyglot key; ``bench
-[depth]`` runs :func:`treestrap.engine.bench.run_bench`.
+[depth]`` runs :func:`treestrap.engine.bench.run_bench` with the session's ``Threads``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from treestrap.core.notation import (
 )
 from treestrap.core.position import Position, current_key
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
+from treestrap.engine.lazy_smp import max_threads
 from treestrap.engine.quick_move import position_board, quick_move, quick_move_time
 from treestrap.engine.uci_protocol import (
     GoCommand,
@@ -204,7 +205,7 @@ class UciEngine:
         self.send(
             f"option name Hash type spin default {HASH_DEFAULT} min {HASH_MIN} max {HASH_MAX}"
         )
-        self.send("option name Threads type spin default 1 min 1 max 1")
+        self.send(f"option name Threads type spin default 1 min 1 max {max_threads()}")
         self.send("option name Ponder type check default false")
         self.send("option name Weights type string default <empty>")
         self.send(
@@ -259,7 +260,11 @@ class UciEngine:
                 raise UciError(f"bench: depth must be in 1..{MAX_PLY - 1}, got {depth}")
         self._finish_search()
         self.wait_warm()
-        result = run_bench(depth, report=lambda i, row: self.send(format_bench_line(i, row)))
+        result = run_bench(
+            depth,
+            report=lambda i, row: self.send(format_bench_line(i, row)),
+            threads=self.engine.threads,
+        )
         self.send(format_bench_total(result))
 
     def cmd_setoption(self, line: str) -> None:
@@ -277,7 +282,9 @@ class UciEngine:
                 raise UciError(f"setoption Hash: cannot allocate {mb} MiB") from None
             self.hash_mb = mb
         elif name == "threads":
-            self._spin("Threads", value, 1, 1)
+            threads = self._spin("Threads", value, 1, max_threads())
+            self._finish_search()
+            self.engine.threads = threads
         elif name == "ponder":
             if value.lower() not in ("true", "false"):
                 raise UciError(f"setoption Ponder: expected true or false, got {value!r}")

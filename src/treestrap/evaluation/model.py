@@ -86,6 +86,14 @@ def make_evaluator(feature_set_id: int, weights: np.ndarray, kind: int = LINEAR)
     )
 
 
+def thread_copy(ev: Evaluator) -> Evaluator:
+    """The same model with its own scratch, for a search on another thread: evaluating
+    writes the scratch pairs and, for networks, the accumulator rows and their tags
+    packed in ``weights``, so two threads may not share one evaluator. The copy gives
+    the same scores (its rows are the original's, tags and all)."""
+    return ev._replace(weights=ev.weights.copy(), idx=ev.idx.copy(), val=ev.val.copy())
+
+
 @njit
 def network_score(pos: Position, ev: Evaluator) -> float:
     """A network's own score for the side to move (a hybrid's without its linear part)."""

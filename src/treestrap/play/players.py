@@ -8,7 +8,8 @@
 ``random[:SEED]``                  our engine in process, small random weights
 ``PATH.npz`` / ``weights:PATH``    our engine in process, a weight file or checkpoint
 ``treestrap-uci[:PATH|PRESET]``    our engine as a UCI subprocess (a preset by name;
-                                   none: the engine's default preset)
+                                   none: the engine's default preset); a last
+                                   ``:threads=N`` sets its ``Threads`` option
 ``stockfish`` / ``stockfish:ELO``  Stockfish, optionally at ``UCI_Elo`` ELO
 ``uci:COMMAND LINE``               any UCI engine
 ``xboard:COMMAND LINE``            any xboard (CECP) engine
@@ -44,12 +45,15 @@ TREESTRAP_UCI = "treestrap-uci"
 #: Debian installs its engines under /usr/games, which is often not on PATH.
 EXTRA_ENGINE_DIRS = ("/usr/games",)
 
+#: ``treestrap-uci``'s last part that sets the engine's search threads.
+_THREADS = re.compile(r"^(?:(?P<what>.*):)?threads=(?P<threads>[^:]*)$")
+
 #: ``NAME=`` prefix: a name holds no ``=``, ``:``, ``/`` or space, so paths and
 #: command lines are never mistaken for one.
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 _FORMS = (
     "treestrap, hand-set, learned, random[:SEED], PATH.npz, weights:PATH, "
-    "treestrap-uci[:PATH|hand-set|learned|random], "
+    "treestrap-uci[:PATH|hand-set|learned|random][:threads=N], "
     "stockfish[:ELO], uci:COMMAND or xboard:COMMAND, optionally as NAME=SPEC"
 )
 
@@ -111,6 +115,12 @@ def _program_name(words: tuple[str, ...]) -> str:
 
 
 def _treestrap_uci(what: str, name: str) -> PlayerSpec:
+    threads = _THREADS.match(what)
+    if threads:
+        spec = _treestrap_uci(threads["what"] or "", name)
+        count = _thread_count(threads["threads"])
+        suffix = "" if name else f"-t{count}"  # the same engine on 1 and N threads
+        return replace(spec, name=spec.name + suffix, options=(*spec.options, ("Threads", count)))
     command = (sys.executable, "-m", "treestrap.cli", "uci")
     if not what:  # no Preset option sent: the engine plays its default preset
         return PlayerSpec(name or f"uci-{TREESTRAP}", UCI, command=command)
@@ -119,6 +129,17 @@ def _treestrap_uci(what: str, name: str) -> PlayerSpec:
     if not Path(what).is_file():
         raise ValueError(f"weight file not found: {what}")
     return PlayerSpec(name or f"uci-{Path(what).stem}", UCI, command=(*command, "--weights", what))
+
+
+def _thread_count(text: str) -> int:
+    """``threads=N``'s N: a whole number from 1 to this machine's cores (the engine
+    refuses more)."""
+    cores = os.cpu_count() or 1
+    if not text.isdigit() or not 1 <= int(text) <= cores:
+        raise ValueError(
+            f"threads=N needs a whole number from 1 to {cores} (the cores), got {text!r}"
+        )
+    return int(text)
 
 
 def _stockfish(elo: str, name: str) -> PlayerSpec:

@@ -56,7 +56,12 @@ from treestrap.search.scratch import (
     searched_nodes,
     update_pv,
 )
-from treestrap.search.tt import TranspositionTable, tt_cutoff, tt_probe, tt_store_result
+from treestrap.search.tt import (
+    TranspositionTable,
+    tt_checked_cutoff,
+    tt_probe,
+    tt_store_result,
+)
 from treestrap.search.value import INFINITE, MAX_PLY, mate_in, mated_in
 
 NULL_WINDOW = 0.01
@@ -206,9 +211,10 @@ def pvs(
 
     slot = tt_probe(tt, key)
     if slot >= 0:
-        tt_move = tt.move[slot]
+        tt_move = tt.move[slot]  # it only orders the moves generated: any value is harmless
         if not pv_node and ply > 0 and tt.depth[slot] >= max(depth, 0):
-            cut, bound = tt_cutoff(tt, slot, ply, alpha, beta)
+            # Checked whole: other search threads may be writing the slot.
+            cut, bound = tt_checked_cutoff(tt, key, max(depth, 0), ply, alpha, beta)
             if cut:
                 return bound
     if ply == 0 and ctx.root_first[0] != 0:
