@@ -58,6 +58,8 @@ class Session:
     def __init__(self) -> None:
         self.out = _Output()
         self.engine = UciEngine(self.out)
+        # a timed go before the kernels are compiled gets the quick move, without lines
+        self.engine.wait_warm()
         self.send("setoption name Preset value hand-set")
 
     def send(self, *commands: str) -> None:

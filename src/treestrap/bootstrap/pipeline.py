@@ -120,9 +120,9 @@ def _seconds_left(deadline: float | None) -> float | None:
 
 def _finish_round(run: Path, record: dict[str, Any]) -> None:
     """The round's record into its folder and, last, onto the run's list."""
-    folder = round_dir(run, record["round"])
     from treestrap.training.files import write_atomic
 
+    folder = round_dir(run, record["round"])
     (folder / ROUND_FILE).write_text(json.dumps(record, indent=1) + "\n")
     lines = [json.dumps(r) for r in [*finished_rounds(run), record]]
     write_atomic(run / ROUNDS_FILE, "\n".join(lines) + "\n")

@@ -100,6 +100,7 @@ def clear_tt(tt: TranspositionTable) -> None:
             tt.upper[i] = INFINITE
             tt.move[i] = no_move
             tt.keys[i, KEY] = 0
+            tt.keys[i, CHECK] = 0
     else:
         tt.depth[:] = EMPTY_DEPTH
         tt.lower[:] = -INFINITE
