@@ -67,6 +67,16 @@ def shared_data():
     return locate
 
 
+@pytest.fixture
+def session() -> Iterator[object]:
+    """An in-process UCI session with the hand-set weights (``uci_session.Session``)."""
+    from uci_session import Session
+
+    s = Session()
+    yield s
+    s.close()
+
+
 def require_binary(name: str) -> str:
     """An engine's path as the players find it (PATH, then /usr/games, where Debian
     installs them), or skip/fail if missing."""

@@ -9,15 +9,10 @@ import chess
 import numpy as np
 import pytest
 
+from treestrap.bootstrap.chunks import chunk_path
 from treestrap.bootstrap.gate import BEST, CANDIDATE, decide
 from treestrap.bootstrap.pipeline import ForeignDataError, check_own_data
-from treestrap.bootstrap.selfplay import (
-    FIRST_RECORDED_PLY,
-    SelfPlaySettings,
-    chunk_path,
-    play_chunk,
-    play_game,
-)
+from treestrap.bootstrap.selfplay import FIRST_RECORDED_PLY, SelfPlaySettings, play_chunk, play_game
 from treestrap.distill.position_file import read_header, read_records, to_fen
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.presets import preset_model

@@ -9,17 +9,15 @@ real ``treestrap uci`` subprocess through ``chess.engine``, as a GUI would.
 
 from __future__ import annotations
 
-import io
 import re
 import sys
-import threading
-from collections.abc import Iterator
 
 import chess
 import chess.engine
 import pytest
+from uci_session import SEARCH_TIMEOUT, Session, info_lines
 
-from treestrap.engine.uci import MULTIPV_MAX, UciEngine
+from treestrap.engine.uci import MULTIPV_MAX
 
 #: Positions without a quick mate, so that every search runs to its full depth.
 POSITIONS = (
@@ -30,69 +28,10 @@ POSITIONS = (
 )
 #: Black to move with two legal moves (Kg8 and Kh7).
 TWO_MOVES = "7k/8/5K2/8/8/8/P7/8 b - - 0 1"
-INFO = re.compile(
-    r"^info depth (?P<depth>\d+) seldepth \d+ (?:multipv (?P<multipv>\d+) )?"
-    r"score (?P<kind>cp|mate) (?P<score>-?\d+) nodes (?P<nodes>\d+) nps \d+ time \d+"
-    r"(?: pv (?P<pv>.+))?$"
-)
-SEARCH_TIMEOUT = 300.0  # the first search may wait for the kernels to compile
-
-
-class _Output(io.StringIO):
-    """The session's output stream: its lines, and an event set by each bestmove."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bestmove = threading.Event()
-
-    def write(self, text: str) -> int:
-        written = super().write(text)
-        if text.startswith("bestmove"):
-            self.bestmove.set()
-        return written
-
-
-class Session:
-    """An in-process UCI session with the hand-set weights."""
-
-    def __init__(self) -> None:
-        self.out = _Output()
-        self.engine = UciEngine(self.out)
-        # a timed go before the kernels are compiled gets the quick move, without lines
-        self.engine.wait_warm()
-        self.send("setoption name Preset value hand-set")
-
-    def send(self, *commands: str) -> None:
-        for command in commands:
-            self.engine.handle(command)
-
-    def search(self, fen: str, go: str) -> list[str]:
-        """The lines a ``go`` on ``fen`` prints, its bestmove last."""
-        start = len(self.out.getvalue())
-        self.out.bestmove.clear()
-        self.send(f"position fen {fen}", go)
-        assert self.out.bestmove.wait(SEARCH_TIMEOUT), "no bestmove"
-        return self.out.getvalue()[start:].splitlines()
-
-    def close(self) -> None:
-        self.engine.shutdown()
-
-
-@pytest.fixture
-def session() -> Iterator[Session]:
-    s = Session()
-    yield s
-    s.close()
-
-
-def _infos(lines: list[str]) -> list[re.Match[str]]:
-    matches = [INFO.match(line) for line in lines if line.startswith("info depth")]
-    assert all(matches), lines
-    return [m for m in matches if m]
 
 
 def _last_depth(lines: list[str]) -> list[re.Match[str]]:
-    infos = _infos(lines)
+    infos = info_lines(lines)
     last = max(int(m["depth"]) for m in infos)
     return [m for m in infos if int(m["depth"]) == last]
 
@@ -127,7 +66,7 @@ def test_multipv_3_reports_three_distinct_ordered_legal_lines(session: Session, 
     for m in last:
         _check_legal(fen, m["pv"])
     # every iteration reports its three lines, in order
-    assert [m["multipv"] for m in _infos(lines)] == ["1", "2", "3"] * 6
+    assert [m["multipv"] for m in info_lines(lines)] == ["1", "2", "3"] * 6
     assert lines[-1].split()[1] == firsts[0]  # bestmove: line 1's move
 
 
@@ -191,7 +130,7 @@ def test_a_gui_reads_three_lines_through_python_chess() -> None:
 def test_a_limited_multipv_search_answers_a_searched_move(session: Session, go: str) -> None:
     session.send("setoption name MultiPV value 4")
     lines = session.search(POSITIONS[1], go)
-    infos = _infos(lines)
+    infos = info_lines(lines)
     assert infos and infos[0]["multipv"] == "1"
     best = lines[-1].split()[1]
     assert chess.Move.from_uci(best) in chess.Board(POSITIONS[1]).legal_moves

@@ -10,26 +10,24 @@ through ``chess.engine``, as a GUI would.
 
 from __future__ import annotations
 
-import io
 import os
 import random
 import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
 
 import chess
 import chess.engine
 import numpy as np
 import pytest
+from uci_session import SEARCH_TIMEOUT, Session, info_lines
 
 from treestrap.core.jit import njit
 from treestrap.core.notation import parse_fen
 from treestrap.engine.bench import BENCH_FENS, run_bench
 from treestrap.engine.engine import Engine
 from treestrap.engine.lazy_smp import node_shares, skip_pattern, skips_depth
-from treestrap.engine.uci import UciEngine
 from treestrap.evaluation.model import evaluate, thread_copy
 from treestrap.evaluation.presets import hand_set_model, preset_model
 from treestrap.search.timeman import SearchLimits
@@ -38,70 +36,10 @@ from treestrap.search.tt import TranspositionTable, new_tt, tt_read, tt_store
 CORES = os.cpu_count() or 1
 #: The bench signature at depth 8 (docs/engine.md): one thread's, whatever was set before.
 BENCH_SIGNATURE = 2110878
-SEARCH_TIMEOUT = 300.0  # the first search may wait for the kernels to compile
-INFO = re.compile(
-    r"^info depth (?P<depth>\d+) seldepth \d+ (?:multipv (?P<multipv>\d+) )?"
-    r"score (?P<kind>cp|mate) (?P<score>-?\d+) nodes (?P<nodes>\d+) nps \d+ time \d+"
-    r"(?: pv (?P<pv>.+))?$"
-)
 POSITIONS = BENCH_FENS[:4] + BENCH_FENS[9:10]
 
 needs_two_cores = pytest.mark.skipif(CORES < 2, reason="Threads 2 needs two cores")
 pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")
-
-
-class _Output(io.StringIO):
-    """The session's output stream: its lines, and an event set by each bestmove."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bestmove = threading.Event()
-
-    def write(self, text: str) -> int:
-        written = super().write(text)
-        if text.startswith("bestmove"):
-            self.bestmove.set()
-        return written
-
-
-class Session:
-    """An in-process UCI session with the hand-set weights."""
-
-    def __init__(self) -> None:
-        self.out = _Output()
-        self.engine = UciEngine(self.out)
-        self.send("setoption name Preset value hand-set")
-
-    def send(self, *commands: str) -> None:
-        for command in commands:
-            self.engine.handle(command)
-
-    def output_since(self, start: int) -> list[str]:
-        return self.out.getvalue()[start:].splitlines()
-
-    def search(self, fen: str, go: str) -> list[str]:
-        """The lines a ``go`` on ``fen`` prints, its bestmove last."""
-        start = len(self.out.getvalue())
-        self.out.bestmove.clear()
-        self.send(f"position fen {fen}", go)
-        assert self.out.bestmove.wait(SEARCH_TIMEOUT), "no bestmove"
-        return self.output_since(start)
-
-    def close(self) -> None:
-        self.engine.shutdown()
-
-
-@pytest.fixture
-def session() -> Iterator[Session]:
-    s = Session()
-    yield s
-    s.close()
-
-
-def _infos(lines: list[str]) -> list[re.Match[str]]:
-    matches = [INFO.match(line) for line in lines if line.startswith("info depth")]
-    assert all(matches), lines
-    return [m for m in matches if m]
 
 
 def _check_legal(fen: str, moves: list[str]) -> None:
@@ -128,7 +66,7 @@ def _score(m: re.Match[str]) -> float:
 def test_two_threads_answer_legal_moves_and_lines(session: Session, fen: str) -> None:
     session.send("setoption name Threads value 2")
     lines = session.search(fen, "go depth 7")
-    infos = _infos(lines)
+    infos = info_lines(lines)
     assert int(infos[-1]["depth"]) == 7
     for m in infos:
         _check_legal(fen, m["pv"].split())
@@ -142,7 +80,7 @@ def test_two_threads_answer_legal_moves_and_lines(session: Session, fen: str) ->
 def test_two_threads_with_multipv_3(session: Session, fen: str) -> None:
     session.send("setoption name Threads value 2", "setoption name MultiPV value 3")
     lines = session.search(fen, "go depth 6")
-    last = [m for m in _infos(lines) if m["depth"] == "6"]
+    last = [m for m in info_lines(lines) if m["depth"] == "6"]
     assert [m["multipv"] for m in last] == ["1", "2", "3"]
     firsts = [m["pv"].split()[0] for m in last]
     assert len(set(firsts)) == 3

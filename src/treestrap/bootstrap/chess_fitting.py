@@ -15,18 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.budgets import Budget
+from treestrap.bootstrap.candidate_record import candidate_record
 from treestrap.distill.position_file import record_count
-from treestrap.evaluation.provenance import (
-    KEY,
-    chain_self_play_only,
-    model_parent,
-    stored_weights,
-    tool_record,
-    weights_sha256,
-)
+from treestrap.evaluation.provenance import KEY, stored_weights
 
 SUMMARY_FILE = "summary.json"
-TOOL = "treestrap bootstrap"
 
 
 def _start(best: Any, budget: Budget) -> Any:
@@ -77,18 +70,9 @@ def fit_candidate(
     )
     cpu_seconds = time.process_time() - cpu
     last = reports[-1]
-    parents = [model_parent("self-play data", best_path.name, stored_weights(best), best.metadata)]
-    if start is not None:
-        parents.append(model_parent("start", best_path.name, stored_weights(start), start.metadata))
-    by_player = {"self-play": games}
-    record = tool_record(TOOL, cpu_seconds)
-    record.update(
-        sha256=weights_sha256(stored_weights(model)),
-        games=by_player,
-        positions=sum(record_count(f) for f in train_files),
-        parents=parents,
-        budget=budget.name,
-        self_play_only=chain_self_play_only(parents, games=by_player),
+    positions = sum(record_count(f) for f in train_files)
+    record = candidate_record(
+        stored_weights(model), best_path, best, games, positions, budget.name, cpu_seconds, start
     )
     model.metadata = {
         KEY: record,

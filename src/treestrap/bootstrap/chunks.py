@@ -5,9 +5,23 @@ file's name is the commit point."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from treestrap.distill.position_file import PositionWriter, record_count
+
+FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
+
+# One game of a chunk, by its number: its records (results filled in), its result for
+# the first player (FIRST_WINS, ...), its plies and the nodes searched.
+GamePlayer = Callable[[int], tuple[np.ndarray, str, int, int]]
 
 
 @dataclass
@@ -31,3 +45,62 @@ class ChunkSummary:
 
 def chunk_path(data_dir: Path, index: int) -> Path:
     return data_dir / f"chunk-{index:04d}.tspos"
+
+
+def chunk_games(index: int, chunk: int, games: int) -> tuple[int, int]:
+    """The first and last game number of chunk ``index`` (numbers start at 1)."""
+    first = index * chunk + 1
+    return first, min(games, first + chunk - 1)
+
+
+def results_by_side(sides: list[int], first_score: int) -> list[int]:
+    """Each record's result for its side to move (side 0: the first player), from the
+    first player's +1, 0 or -1."""
+    return [first_score if side == 0 else -first_score for side in sides]
+
+
+def play_chunk_file(
+    data_dir: Path,
+    index: int,
+    games: tuple[int, int],
+    header: dict[str, Any],
+    record: str,
+    make_player: Callable[[], GamePlayer],
+) -> ChunkSummary:
+    """Chunk ``index``: read back when it is on disk, else games ``games[0]..games[1]``
+    played by the player ``make_player`` loads (its loading counted in the chunk's
+    CPU time), the data written to a temporary file, the summary written, and the file
+    renamed into place."""
+    path = chunk_path(data_dir, index)
+    summary_path = path.with_suffix(".json")
+    if path.exists() and summary_path.exists():
+        return ChunkSummary(**json.loads(summary_path.read_text()))
+    cpu = time.process_time()
+    play_one = make_player()
+    first, last = games
+    counts = {FIRST_WINS: 0, SECOND_WINS: 0, DRAWN: 0}
+    plies = nodes = 0
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    with PositionWriter(tmp, {**header, "games": [first, last]}, record) as writer:
+        for number in range(first, last + 1):
+            records, result, game_plies, game_nodes = play_one(number)
+            writer.write(records)
+            counts[result] += 1
+            plies += game_plies
+            nodes += game_nodes
+    summary = ChunkSummary(
+        index,
+        last - first + 1,
+        record_count(tmp, record),
+        counts[FIRST_WINS],
+        counts[SECOND_WINS],
+        counts[DRAWN],
+        plies,
+        nodes,
+        round(time.process_time() - cpu, 2),
+    )
+    # The summary first, the data file last: the file's name is the commit point.
+    summary_path.write_text(json.dumps(summary.to_json()) + "\n")
+    os.replace(tmp, path)
+    return summary

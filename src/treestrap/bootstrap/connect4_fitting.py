@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from treestrap.bootstrap.candidate_record import candidate_record
 from treestrap.bootstrap.connect4_budgets import Connect4Budget
 from treestrap.distill.connect4_fit import (
     Connect4EpochReport,
@@ -29,18 +30,10 @@ from treestrap.distill.connect4_fit import (
 )
 from treestrap.distill.connect4_records import CONNECT4_RECORD_NAME
 from treestrap.distill.position_file import read_header, read_records
-from treestrap.evaluation.provenance import (
-    KEY,
-    chain_self_play_only,
-    model_parent,
-    stored_weights,
-    tool_record,
-    weights_sha256,
-)
+from treestrap.evaluation.provenance import KEY
 from treestrap.games.connect4_model import Connect4Model, load_connect4_model
 
 SUMMARY_FILE = "summary.json"
-TOOL = "treestrap bootstrap"
 
 
 def _by_player(files: list[Path]) -> dict[str, np.ndarray]:
@@ -107,18 +100,8 @@ def fit_connect4_candidate(
     cpu_seconds = time.process_time() - cpu
     last = reports[-1]
     best = load_connect4_model(best_path)
-    parents = [model_parent("self-play data", best_path.name, stored_weights(best), best.metadata)]
-    by_player = {"self-play": games}
     positions = int(sum(len(read_records(f, CONNECT4_RECORD_NAME)) for f in train_files))
-    record = tool_record(TOOL, cpu_seconds)
-    record.update(
-        sha256=weights_sha256(weights),
-        games=by_player,
-        positions=positions,
-        parents=parents,
-        budget=budget.name,
-        self_play_only=chain_self_play_only(parents, games=by_player),
-    )
+    record = candidate_record(weights, best_path, best, games, positions, budget.name, cpu_seconds)
     model = Connect4Model(
         weights,
         {

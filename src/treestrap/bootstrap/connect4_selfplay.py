@@ -19,15 +19,21 @@ seeded openings are deterministic, so a chunk played again is the same chunk.
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
-from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.bootstrap.chunks import (
+    DRAWN,
+    FIRST_WINS,
+    SECOND_WINS,
+    ChunkSummary,
+    GamePlayer,
+    chunk_games,
+    play_chunk_file,
+    results_by_side,
+)
 from treestrap.bootstrap.connect4_budgets import Connect4SelfPlay
 from treestrap.connect4.board import (
     DRAW,
@@ -45,13 +51,11 @@ from treestrap.connect4.board import (
 )
 from treestrap.connect4.search import Connect4Search
 from treestrap.distill.connect4_records import CONNECT4_RECORD, CONNECT4_RECORD_NAME, pack_connect4
-from treestrap.distill.position_file import PositionWriter, record_count
 from treestrap.evaluation.provenance import file_sha256
 from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import load_connect4_model
 from treestrap.games.connect4_tournament import can_win_now
 from treestrap.games.registry import get_game
-from treestrap.play.contract_game import DRAWN, FIRST_WINS, SECOND_WINS
 from treestrap.search.value import MATE_BOUND
 
 
@@ -110,7 +114,7 @@ def play_game(
             break
         make_move(pos, int(result.best_move))
     records = np.concatenate(kept) if kept else np.zeros(0, dtype=CONNECT4_RECORD)
-    records["result"] = [first_score if side == 0 else -first_score for side in sides]
+    records["result"] = results_by_side(sides, first_score)
     result_text = {1: FIRST_WINS, -1: SECOND_WINS}.get(first_score, DRAWN)
     return records, result_text, int(pos.st[ST_PLY]) - start_ply, nodes
 
@@ -120,44 +124,16 @@ def play_connect4_chunk(
 ) -> ChunkSummary:
     """Play chunk ``index`` (games ``index * chunk + 1`` on) with the weight file
     ``model_path`` and write its file; a chunk already on disk is read, not played."""
-    path = chunk_path(data_dir, index)
-    summary_path = path.with_suffix(".json")
-    if path.exists() and summary_path.exists():
-        return ChunkSummary(**json.loads(summary_path.read_text()))
-    cpu = time.process_time()
-    evaluator = load_connect4_model(model_path).evaluator()
-    search = Connect4Search(tt_bits=settings.tt_bits)
-    first = index * settings.chunk + 1
-    last = min(settings.games, first + settings.chunk - 1)
-    counts = {FIRST_WINS: 0, SECOND_WINS: 0, DRAWN: 0}
-    plies = nodes = 0
+
+    def make_player() -> GamePlayer:
+        evaluator = load_connect4_model(model_path).evaluator()
+        search = Connect4Search(tt_bits=settings.tt_bits)
+        return lambda number: play_game(evaluator, search, settings, number)
+
     header = {
         "player": str(model_path.name),
         "player_sha256": file_sha256(model_path),
-        "games": [first, last],
         "settings": asdict(settings),
     }
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    with PositionWriter(tmp, header, CONNECT4_RECORD_NAME) as writer:
-        for number in range(first, last + 1):
-            records, result, game_plies, game_nodes = play_game(evaluator, search, settings, number)
-            writer.write(records)
-            counts[result] += 1
-            plies += game_plies
-            nodes += game_nodes
-    summary = ChunkSummary(
-        index,
-        last - first + 1,
-        record_count(tmp, CONNECT4_RECORD_NAME),
-        counts[FIRST_WINS],
-        counts[SECOND_WINS],
-        counts[DRAWN],
-        plies,
-        nodes,
-        round(time.process_time() - cpu, 2),
-    )
-    # The summary first, the data file last: the file's name is the commit point.
-    summary_path.write_text(json.dumps(summary.to_json()) + "\n")
-    os.replace(tmp, path)
-    return summary
+    games = chunk_games(index, settings.chunk, settings.games)
+    return play_chunk_file(data_dir, index, games, header, CONNECT4_RECORD_NAME, make_player)

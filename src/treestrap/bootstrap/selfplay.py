@@ -18,21 +18,24 @@ searches deterministic).
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.bootstrap.chunks import (
+    ChunkSummary,
+    GamePlayer,
+    chunk_games,
+    play_chunk_file,
+    results_by_side,
+)
 from treestrap.core.makemove import make_move
 from treestrap.core.move import is_capture, is_promotion
 from treestrap.core.notation import legal_moves, parse_uci_move, position_from_board
 from treestrap.core.position import ST_PLY, ST_SIDE, Position, in_check
 from treestrap.core.status import CHECKMATE, ONGOING, game_status, new_move_buffer
-from treestrap.distill.position_file import RECORD, PositionWriter, pack_position, record_count
+from treestrap.distill.position_file import RECORD, RECORD_NAME, pack_position
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.provenance import file_sha256
 from treestrap.evaluation.weight_files import load_weights
@@ -109,8 +112,7 @@ def play_game(
             sides.append(int(pos.st[ST_SIDE]))
         make_move(pos, move)
     records = np.concatenate(kept) if kept else np.zeros(0, dtype=RECORD)
-    white_score = {"1-0": 1, "0-1": -1}.get(result, 0)
-    records["result"] = [white_score if side == 0 else -white_score for side in sides]
+    records["result"] = results_by_side(sides, {"1-0": 1, "0-1": -1}.get(result, 0))
     return records, result, int(pos.st[ST_PLY]) - start_ply, nodes
 
 
@@ -119,44 +121,16 @@ def play_chunk(
 ) -> ChunkSummary:
     """Play chunk ``index`` (games ``index * chunk + 1`` on) with the player of
     ``model_path`` and write its file; a chunk already on disk is read, not played."""
-    path = chunk_path(data_dir, index)
-    summary_path = path.with_suffix(".json")
-    if path.exists() and summary_path.exists():
-        return ChunkSummary(**json.loads(summary_path.read_text()))
-    cpu = time.process_time()
-    engine = Engine(load_weights(model_path).evaluator(), hash_mb=settings.hash_mb)
-    book = built_in_book()
-    first = index * settings.chunk + 1
-    last = min(settings.games, first + settings.chunk - 1)
-    counts = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
-    plies = nodes = 0
+
+    def make_player() -> GamePlayer:
+        engine = Engine(load_weights(model_path).evaluator(), hash_mb=settings.hash_mb)
+        book = built_in_book()
+        return lambda number: play_game(engine, settings, number, book)
+
     header = {
         "player": str(model_path.name),
         "player_sha256": file_sha256(model_path),
-        "games": [first, last],
         "settings": asdict(settings),
     }
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    with PositionWriter(tmp, header) as writer:
-        for number in range(first, last + 1):
-            records, result, game_plies, game_nodes = play_game(engine, settings, number, book)
-            writer.write(records)
-            counts[result] += 1
-            plies += game_plies
-            nodes += game_nodes
-    summary = ChunkSummary(
-        index,
-        last - first + 1,
-        record_count(tmp),
-        counts["1-0"],
-        counts["0-1"],
-        counts["1/2-1/2"],
-        plies,
-        nodes,
-        round(time.process_time() - cpu, 2),
-    )
-    # The summary first, the data file last: the file's name is the commit point.
-    summary_path.write_text(json.dumps(summary.to_json()) + "\n")
-    os.replace(tmp, path)
-    return summary
+    games = chunk_games(index, settings.chunk, settings.games)
+    return play_chunk_file(data_dir, index, games, header, RECORD_NAME, make_player)
