@@ -115,11 +115,17 @@ def test_the_gate_rejects_a_weaker_or_undecided_candidate() -> None:
 
 
 def test_budgets_round_trip_through_the_run_settings() -> None:
-    from treestrap.bootstrap.budgets import BUDGETS, Budget
+    from treestrap.bootstrap.budgets import BUDGETS, Budget, FitPlan
 
     for budget in BUDGETS.values():
         assert Budget.from_json(budget.to_json()) == budget
     assert np.isfinite(BUDGETS["smoke"].fit.lr)
+    stored = BUDGETS["smoke"].to_json()
+    del stored["fit"]["lr"]  # a setting a run's file lacks takes its default
+    assert Budget.from_json(stored).fit.lr == FitPlan().lr
+    stored["gate"]["tc_typo"] = "1+0"
+    with pytest.raises(ValueError, match="GatePlan: unknown settings tc_typo"):
+        Budget.from_json(stored)
 
 
 def test_two_actors_write_the_chunks_one_process_writes(player: Path, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from treestrap.bootstrap.budget_json import from_json
 from treestrap.bootstrap.selfplay import SelfPlaySettings
 
 
@@ -59,15 +60,7 @@ class Budget:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Budget:
-        return cls(
-            name=data["name"],
-            round0_games=data["round0_games"],
-            round0_depth=data["round0_depth"],
-            rounds=data["rounds"],
-            selfplay=SelfPlaySettings(**data["selfplay"]),
-            fit=FitPlan(**data["fit"]),
-            gate=GatePlan(**data["gate"]),
-        )
+        return from_json(cls, data)
 
 
 BUDGETS = {

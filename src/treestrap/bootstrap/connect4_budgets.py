@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from treestrap.bootstrap.budget_json import from_json
+
 
 @dataclass(frozen=True)
 class Connect4SelfPlay:
@@ -74,15 +76,7 @@ class Connect4Budget:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Connect4Budget:
-        return cls(
-            name=data["name"],
-            round0_games=data["round0_games"],
-            round0_depth=data["round0_depth"],
-            rounds=data["rounds"],
-            selfplay=Connect4SelfPlay(**data["selfplay"]),
-            fit=Connect4FitPlan(**data["fit"]),
-            gate=Connect4GatePlan(**data["gate"]),
-        )
+        return from_json(cls, data)
 
 
 CONNECT4_BUDGETS = {
