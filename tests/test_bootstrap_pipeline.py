@@ -68,6 +68,25 @@ def test_a_candidates_provenance_goes_back_to_random_weights_by_self_play(
     assert [p["kind"] for p in roots] == ["random"]
 
 
+def test_the_best_file_is_the_best_player_with_the_runs_cost(whole_run: Path) -> None:
+    from treestrap.evaluation.weight_file_format import read_weight_file
+
+    records = finished_rounds(whole_run)
+    last = [r for r in records if r["accepted"]][-1]
+    best_meta, best_weights = read_weight_file(whole_run / pipeline.BEST_FILE)
+    meta, weights = read_weight_file(whole_run / last["player_file"])
+    assert np.array_equal(best_weights, weights) and best_weights.dtype == weights.dtype
+    assert best_meta["metadata"]["provenance"] == meta["metadata"]["provenance"]
+    run = best_meta["metadata"]["bootstrap"]
+    assert run["round"] == last["round"] and run["cpu_seconds"] == last["cpu_seconds"]
+    assert run["cpu_seconds"] >= records[0]["cpu_seconds"] > 0
+    assert run["budget"] == "smoke" and "--budget smoke" in run["command"]
+    assert (run["rounds_played"], run["rounds_accepted"]) == (
+        3,
+        len([r for r in records if r["accepted"]]),
+    )
+
+
 def test_a_resume_with_another_budget_is_refused(whole_run: Path) -> None:
     assert main(["bootstrap", "--out", str(whole_run), "--budget", "standard", "--quiet"]) == 2
 

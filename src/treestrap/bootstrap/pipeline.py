@@ -39,6 +39,8 @@ SETTINGS_FILE = "bootstrap.json"
 ROUNDS_FILE = "rounds.jsonl"
 ROUND_FILE = "round.json"
 CANDIDATE_FILE = "candidate.npz"
+#: The best player so far, with what the run spent to reach it (what a preset ships).
+BEST_FILE = "best.npz"
 #: Round ``r`` of a run with seed ``s`` draws its openings from seed ``s * ROUND_SEEDS + r``.
 ROUND_SEEDS = 1000
 
@@ -353,12 +355,46 @@ def bootstrap(
     return finished_rounds(run)
 
 
+def write_best(run: Path, records: list[dict[str, Any]], settings: dict[str, Any]) -> Path:
+    """``RUN/best.npz``: the best player's weights, byte for byte, and its metadata with
+    a ``bootstrap`` record of the run up to the round that accepted it (the command,
+    the budget, the CPU time from random weights, the Elo against round 0)."""
+    from treestrap.evaluation.weight_file_format import read_weight_file, write_weight_file
+
+    accepted = [r for r in records if r["accepted"]]
+    if not accepted:
+        raise ValueError(f"{run}: round 0 has not finished")
+    last = accepted[-1]
+    meta, weights = read_weight_file(run / last["player_file"])
+    metadata = dict(meta.get("metadata", {}))
+    metadata["bootstrap"] = {
+        "command": settings["command"],
+        "game": settings.get("game", DEFAULT_GAME),
+        "budget": settings["budget"]["name"],
+        "seed": settings["seed"],
+        "round": last["round"],
+        "rounds_played": len(records),
+        "rounds_accepted": len(accepted),
+        "cpu_seconds": last["cpu_seconds"],
+        "cpu_hours": round(last["cpu_seconds"] / 3600, 2),
+        "elo_vs_round0": last["elo_vs_round0"],
+        "elo_margin": last.get("elo_margin", 0.0),
+        "gate": last.get("gate", ""),
+    }
+    target = run / BEST_FILE
+    write_weight_file(target, weights, {**meta, "metadata": metadata})
+    return target
+
+
 def publish(run: Path) -> None:
-    """Redraw the run's report, curve and TensorBoard scalars from its rounds."""
+    """Redraw the run's report, curve, best file and TensorBoard scalars from its
+    rounds."""
     from treestrap.bootstrap.report import log_scalars, plot_curve, write_report
 
     records = finished_rounds(run)
     settings = json.loads((run / SETTINGS_FILE).read_text())
     write_report(run, records, settings)
     plot_curve(run, records)
-    log_scalars(run, records)
+    write_best(run, records, settings)
+    if not log_scalars(run, records):
+        print("note: no TensorBoard scalars (pip install 'treestrap[tensorboard]' to write them)")
