@@ -36,9 +36,9 @@ from treestrap.games.records import RecordTags
 from treestrap.games.registry import game_facts, get_game
 from treestrap.play.contract_game import play_contract_game
 from treestrap.play.errors import ERROR_FILE, PlayerFailed
-from treestrap.play.results_db import ResultsDB, StoredGame, now
+from treestrap.play.results_db import StoredGame, now
 from treestrap.play.schedule import ROUND_ROBIN, Pairing, check_schedule, schedule
-from treestrap.play.sprt_match import SprtWatch
+from treestrap.play.sprt_match import check_sprt, resumed_watch
 from treestrap.play.tournament_store import (
     TournamentResult,
     check_unused,
@@ -47,7 +47,6 @@ from treestrap.play.tournament_store import (
     store_game,
     stored_config,
 )
-from treestrap.rating.gsprt import parse_gsprt
 
 #: The termination stored for every finished game (none is adjudicated or forfeited).
 NORMAL = "normal"
@@ -104,12 +103,7 @@ class ContractTournamentConfig:
         check_schedule(len(self.players), self.format, self.games_per_pair)
         if not 0 <= self.opening_plies <= play.max_opening_plies:
             raise ValueError(f"opening plies must be 0-{play.max_opening_plies}")
-        if self.sprt is not None:
-            parse_gsprt(self.sprt)
-            if len(self.players) != 2:
-                raise ValueError(
-                    f"an SPRT tests one player against one other, got {len(self.players)} players"
-                )
+        check_sprt(self.sprt, len(self.players))
 
 
 def tournament_play(game: str) -> TournamentPlay:
@@ -172,7 +166,7 @@ def run_contract_tournament(
     else:
         check_unused(run_dir)
     done = open_run(run_dir, config.to_json(), resume)
-    watch = _sprt_watch(config, specs[0].name, games, run_dir)
+    watch = resumed_watch(config.sprt, specs[0].name, [str(g.round) for g in games], run_dir)
     players = play.make_players(specs)
     missing = [i for i in range(len(games)) if i not in done]
     if watch is not None and watch.decided:
@@ -194,24 +188,6 @@ def run_contract_tournament(
         bar.close()
     names = [s.name for s in specs]
     return final_result(run_dir, names, len(games), progress, watch=watch)
-
-
-def _sprt_watch(
-    config: ContractTournamentConfig,
-    player: str,
-    games: list[Pairing[Opening]],
-    run_dir: Path,
-) -> SprtWatch | None:
-    """The match's SPRT of ``player`` (None without one), having counted the games
-    ``run_dir`` already holds (a pair counts once both its games are stored)."""
-    if config.sprt is None:
-        return None
-    watch = SprtWatch(parse_gsprt(config.sprt), player, [str(g.round) for g in games])
-    with ResultsDB.open(run_dir) as db:
-        stored = db.games()
-    for done in stored:
-        watch.add(done.id, done.white, done.result)
-    return watch
 
 
 def _play_one(

@@ -10,8 +10,10 @@ still running.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from treestrap.rating.gsprt import Gsprt, GsprtResult
+from treestrap.play.results_db import ResultsDB
+from treestrap.rating.gsprt import Gsprt, GsprtResult, parse_gsprt
 from treestrap.rating.pairs import pentanomial, points
 
 
@@ -73,3 +75,30 @@ class SprtWatch:
             f"SPRT {self.test.describe()}, pentanomial, after {self.pairs} pairs: "
             f"{self.result.describe()} -> {verdict}"
         )
+
+
+def check_sprt(sprt: str | None, players: int) -> None:
+    """``ValueError`` for an SPRT text that does not parse, or one given to a tournament
+    of other than two players."""
+    if sprt is None:
+        return
+    parse_gsprt(sprt)
+    if players != 2:
+        raise ValueError(f"an SPRT tests one player against one other, got {players} players")
+
+
+def resumed_watch(
+    sprt: str | None, player: str, rounds: Sequence[str], stored_in: Path | None
+) -> SprtWatch | None:
+    """The match's SPRT of ``player`` (None without one), having counted the games
+    ``stored_in`` already holds (a pair counts once both its games are stored, in any
+    order)."""
+    if sprt is None:
+        return None
+    watch = SprtWatch(parse_gsprt(sprt), player, rounds)
+    if stored_in is not None:
+        with ResultsDB.open(stored_in) as db:
+            stored = db.games()
+        for game in stored:
+            watch.add(game.id, game.white, game.result)
+    return watch

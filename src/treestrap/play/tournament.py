@@ -44,7 +44,7 @@ from treestrap.play.players import PlayerSpec, parse_player, parse_players
 from treestrap.play.results_db import ResultsDB, StoredGame, now
 from treestrap.play.schedule import ROUND_ROBIN, check_schedule, schedule
 from treestrap.play.sessions import check_player
-from treestrap.play.sprt_match import MatchDecided, SprtWatch
+from treestrap.play.sprt_match import MatchDecided, SprtWatch, check_sprt, resumed_watch
 from treestrap.play.timecontrol import TimeControl, parse_time_control
 from treestrap.play.tournament_store import (
     TournamentResult,
@@ -54,7 +54,6 @@ from treestrap.play.tournament_store import (
     store_game,
     stored_config,
 )
-from treestrap.rating.gsprt import parse_gsprt
 from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import format_standings, standings
 
@@ -113,12 +112,7 @@ class TournamentConfig:
             raise ValueError(f"move timeout must be positive, got {self.move_timeout}")
         _tc(self.tc)
         _tc(self.finish_tc)
-        if self.sprt is not None:
-            parse_gsprt(self.sprt)
-            if len(self.players) != 2:
-                raise ValueError(
-                    f"an SPRT tests one player against one other, got {len(self.players)} players"
-                )
+        check_sprt(self.sprt, len(self.players))
 
 
 def _tc(tc: str | TimeControl) -> TimeControl:
@@ -233,7 +227,12 @@ def run_tournament(
     run_dir = Path(run_dir)
     plan = plan_tournament(config)
     done = _done_ids(config, plan, run_dir, resume)
-    watch = _sprt_watch(config, plan, run_dir if resume else None)
+    watch = resumed_watch(
+        config.sprt,
+        plan.players[0].name,
+        [g.round for g in plan.games],
+        run_dir if resume else None,
+    )
     missing = {i: setup for i, setup in enumerate(plan.games) if i not in done}
     if watch is not None and watch.pairs and progress:
         tqdm.write(f"stored games: {watch.line()}")
@@ -255,22 +254,6 @@ def run_tournament(
         raise exc.saved_in(run_dir) from None
     names = [p.name for p in plan.players]
     return final_result(run_dir, names, len(plan.games), progress, given_up, watch)
-
-
-def _sprt_watch(
-    config: TournamentConfig, plan: TournamentPlan, stored_in: Path | None
-) -> SprtWatch | None:
-    """The match's SPRT (None without one), having counted the games ``stored_in``
-    already holds (a pair counts once both its games are stored, in any order)."""
-    if config.sprt is None:
-        return None
-    watch = SprtWatch(parse_gsprt(config.sprt), plan.players[0].name, [g.round for g in plan.games])
-    if stored_in is not None:
-        with ResultsDB.open(stored_in) as db:
-            stored = db.games()
-        for game in stored:
-            watch.add(game.id, game.white, game.result)
-    return watch
 
 
 def _play(
