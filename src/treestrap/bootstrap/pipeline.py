@@ -192,7 +192,7 @@ def _train_with_bar(
         bar.close()
 
 
-def _data_files(run: Path, number: int, budget: RunBudget) -> tuple[list[Path], list[Path]]:
+def round_data_files(run: Path, number: int, budget: RunBudget) -> tuple[list[Path], list[Path]]:
     """The fit's training and held-out files: the chunks of this round and the
     ``data_rounds - 1`` before it; the held-out one is this round's last chunk."""
     first = max(1, number - budget.fit.data_rounds + 1)
@@ -259,7 +259,7 @@ def run_network_round(
         return False
     if deadline is not None and time.monotonic() >= deadline:
         return False
-    train_files, held_out = _data_files(run, number, budget)
+    train_files, held_out = round_data_files(run, number, budget)
     check_own_data(train_files + held_out, _own_players(run), provider.record)
     candidate = folder / CANDIDATE_FILE
     fit = provider.fit_candidate(

@@ -13,12 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least
-from treestrap.evaluation.preset_names import (
-    LEARNED_NET,
-    PRESET_NAMES,
-    SELF_PLAY_NET,
-    SHIPPED_PRESETS,
-)
+from treestrap.evaluation.preset_names import NETWORK_PRESETS, PRESET_NAMES, SHIPPED_PRESETS
 
 
 def _non_negative_int(text: str) -> int:
@@ -177,9 +172,12 @@ def run_preset(args: argparse.Namespace) -> int:
             print("error: the learned preset is for the meep feature set", file=sys.stderr)
             return 2
         model = learned_model()
-    elif args.name in (LEARNED_NET, SELF_PLAY_NET):
+    elif args.name in NETWORK_PRESETS:
         if args.feature_set != "meep":
-            print(f"error: the {args.name} preset is a network with meep weights", file=sys.stderr)
+            print(
+                f"error: the {args.name} preset is a network; --feature-set does not apply",
+                file=sys.stderr,
+            )
             return 2
         net = preset_model(args.name)
         net.metadata[PROVENANCE] = preset_provenance(args.name, net)

@@ -11,9 +11,14 @@ LEARNED_NET = "learned-net"
 #: A hybrid network made from random weights by self-play alone, by the tools
 #: (``tools/make_self_play_net.py``): its file carries the whole provenance chain.
 SELF_PLAY_NET = "self-play-net"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET, SELF_PLAY_NET)
+#: A perspective network made by ``treestrap bootstrap`` from random weights by rounds of
+#: its own self-play data (docs/bootstrap.md): its file carries the run's cost and chain.
+ZERO = "zero"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET, SELF_PLAY_NET, ZERO)
 #: The presets whose weights are shipped files (with their provenance).
-SHIPPED_PRESETS = (LEARNED, LEARNED_NET, SELF_PLAY_NET)
+SHIPPED_PRESETS = (LEARNED, LEARNED_NET, SELF_PLAY_NET, ZERO)
+#: The shipped presets that are networks (``weights preset`` copies them whole).
+NETWORK_PRESETS = (LEARNED_NET, SELF_PLAY_NET, ZERO)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/networks.md gives its matches and the commands that played them).

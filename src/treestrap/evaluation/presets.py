@@ -15,6 +15,7 @@ from treestrap.evaluation.feature_sets import meep as M
 from treestrap.evaluation.feature_sets.bitboard import SIDE_TO_MOVE
 from treestrap.evaluation.feature_sets.feature_set import FeatureSet
 from treestrap.evaluation.network_weights import NetworkModel
+from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.preset_names import (
     HAND_SET,
     LEARNED,
@@ -22,6 +23,7 @@ from treestrap.evaluation.preset_names import (
     PRESET_NAMES,
     RANDOM,
     SELF_PLAY_NET,
+    ZERO,
 )
 from treestrap.evaluation.weights import LinearModel
 
@@ -137,11 +139,12 @@ SHIPPED_FILES = {
     LEARNED: "learned.npz",
     LEARNED_NET: "learned-net.npz",
     SELF_PLAY_NET: "self-play-net.npz",
+    ZERO: "zero.npz",
 }
 LEARNED_FILE = SHIPPED_FILES[LEARNED]
 
 
-def _shipped(name: str) -> LinearModel | NetworkModel:
+def _shipped(name: str) -> LinearModel | NetworkModel | PerspectiveModel:
     """A shipped preset, loaded (and checked) from the package's data."""
     from importlib.resources import as_file, files
 
@@ -167,7 +170,7 @@ def learned_net_model() -> NetworkModel:
     return model
 
 
-def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel:
+def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel | PerspectiveModel:
     """A preset by name (``random`` uses ``seed``); ``ValueError`` lists the names."""
     if name == HAND_SET:
         return hand_set_model()
@@ -177,6 +180,6 @@ def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel:
         return learned_net_model()
     if name == RANDOM:
         return random_model(seed=seed)
-    if name == SELF_PLAY_NET:
+    if name in (SELF_PLAY_NET, ZERO):
         return _shipped(name)
     raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")

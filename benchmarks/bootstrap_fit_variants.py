@@ -1,0 +1,90 @@
+"""Fit settings compared on a bootstrap run's own data: held-out errors, and a gate
+against the run's best player.
+
+    python benchmarks/bootstrap_fit_variants.py runs/zero --round 4 base buckets=8 \
+        activation=screlu width=512 --out runs/fit-variants [--gate NAME ...]
+
+Each variant is the run's fit plan (``RUN/bootstrap.json``) with the settings given
+(``key=value`` pairs joined by commas; ``base`` changes nothing), fitted fresh to the
+data round ``--round``'s fit reads (its chunks and those of the rounds before it, the
+round's last chunk held out), so the variants see the same positions in the same order.
+Printed: a table of held-out loss, held-out RMS centipawns and CPU seconds, each
+network saved as ``OUT/NAME.npz``. ``--gate NAME`` then plays that variant against the
+run's best player by the run's gate (a pentanomial SPRT at the budget's clock; games in
+``OUT/gate-NAME``), which is how a variant earns a place in a budget: a lower held-out
+loss is a hint, a won gate the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+from treestrap.bootstrap.budgets import Budget
+from treestrap.bootstrap.gate import run_gate
+from treestrap.bootstrap.pipeline import SETTINGS_FILE, best_player, round_data_files
+from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
+
+FIT_FIELDS = {f.name for f in dataclasses.fields(PerspectiveFitSettings)}
+
+
+def variant_settings(base: PerspectiveFitSettings, text: str) -> PerspectiveFitSettings:
+    """``base`` with the ``key=value`` settings of ``text`` (``base``: none)."""
+    if text == "base":
+        return base
+    changes: dict[str, object] = {}
+    for pair in text.split(","):
+        key, _, value = pair.partition("=")
+        if key not in FIT_FIELDS or not value:
+            raise SystemExit(f"error: {pair!r}: not KEY=VALUE of {sorted(FIT_FIELDS)}")
+        kind = type(getattr(base, key))
+        changes[key] = kind(value)
+    return dataclasses.replace(base, **changes)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("variants", nargs="+", help="base | KEY=VALUE[,KEY=VALUE...]")
+    ap.add_argument("--round", type=int, required=True, help="the round whose fit data is used")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--gate", action="append", default=[], help="gate this variant (repeat)")
+    args = ap.parse_args()
+
+    budget = Budget.from_json(json.loads((args.run / SETTINGS_FILE).read_text())["budget"])
+    plan = budget.fit
+    base = PerspectiveFitSettings(
+        width=plan.width,
+        activation=plan.activation,
+        buckets=plan.buckets,
+        result_weight=plan.result_weight,
+        epochs=plan.epochs,
+        batch=plan.batch,
+        lr=plan.lr,
+    )
+    train, held_out = round_data_files(args.run, args.round, budget)
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(f"{len(train)} training files, held out {held_out[0].name} of round {args.round}")
+    print("| variant | held-out loss | held-out RMS (cp) | CPU seconds |")
+    print("|---|---|---|---|")
+    for text in args.variants:
+        settings = variant_settings(base, text)
+        cpu = time.process_time()
+        model, reports = fit_perspective(train, held_out, settings)
+        last = reports[-1]
+        model.metadata = {"fit": {"settings": dataclasses.asdict(settings), "variant": text}}
+        model.save(args.out / f"{text}.npz")
+        seconds = time.process_time() - cpu
+        print(f"| {text} | {last.held_out_loss:.4f} | {last.held_out_cp:.1f} | {seconds:.0f} |")
+    best = best_player(args.run)
+    for text in args.gate:
+        result = run_gate(args.out / f"{text}.npz", best, args.out / f"gate-{text}", budget.gate)
+        print(f"{text} against {best.relative_to(args.run)}: {result.line()}")
+        print(f"  {result.summary}")
+
+
+if __name__ == "__main__":
+    main()

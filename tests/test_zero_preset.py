@@ -1,0 +1,100 @@
+"""The shipped ``zero`` preset: a perspective network made by ``treestrap bootstrap`` from
+random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``). Its provenance
+chain checks against itself down to random weights drawn again, the run's record in the
+file agrees with the chain's figures, and it plays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+import pytest
+
+from treestrap.cli import main
+from treestrap.core.notation import STARTING_FEN, parse_fen
+from treestrap.engine.engine import Engine
+from treestrap.evaluation.perspective_weights import PerspectiveModel
+from treestrap.evaluation.presets import preset_model, random_model
+from treestrap.evaluation.provenance import KEY, stored_weights, weights_sha256
+from treestrap.play.players import IN_PROCESS, UCI, parse_player
+from treestrap.search.timeman import SearchLimits
+
+#: The budget's ceiling from random weights to the shipped network (docs/bootstrap.md).
+MAX_CPU_HOURS = 30.0
+
+
+@pytest.fixture(scope="module")
+def zero() -> PerspectiveModel:
+    model = preset_model("zero")
+    assert isinstance(model, PerspectiveModel)
+    return model
+
+
+def _chain(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every tool record in the chain below ``record`` (itself first), depth first."""
+    found = [record]
+    for parent in record.get("parents", []):
+        if "provenance" in parent:
+            found += _chain(parent["provenance"])
+    return found
+
+
+def _roots(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for r in _chain(record) for p in r.get("parents", []) if p.get("kind") == "random"]
+
+
+def test_it_is_a_bootstrap_network_whose_weights_match_their_record(zero: PerspectiveModel) -> None:
+    record = zero.metadata[KEY]
+    assert record["tool"] == "treestrap bootstrap"
+    assert record["sha256"] == weights_sha256(stored_weights(zero))
+    assert record["self_play_only"] is True
+    assert zero.metadata["preset"] == "zero"
+    assert zero.width >= 256  # 8 times the 32 units of learned-net (docs/bootstrap.md)
+
+
+def test_its_chain_goes_back_to_random_weights_drawn_again(zero: PerspectiveModel) -> None:
+    record = zero.metadata[KEY]
+    roots = _roots(record)
+    assert roots, "no random start in the chain"
+    for start in roots:
+        drawn = random_model(start["feature_set"], seed=start["seed"], scale=start["scale"])
+        assert weights_sha256(drawn.weights) == start["sha256"]
+    # every step of the chain was made by the bootstrap run (round 0 by its training run)
+    tools = {r["tool"] for r in _chain(record)}
+    assert tools <= {"treestrap bootstrap", "treestrap train"}
+    assert all(r["self_play_only"] for r in _chain(record))
+
+
+def test_the_runs_record_agrees_with_the_chain(zero: PerspectiveModel) -> None:
+    run = zero.metadata["bootstrap"]
+    record = zero.metadata[KEY]
+    assert run["budget"] == record["budget"] == "standard"
+    assert run["command"] == record["command"]
+    assert run["cpu_hours"] == pytest.approx(run["cpu_seconds"] / 3600, abs=0.006)
+    assert run["cpu_hours"] <= MAX_CPU_HOURS
+    # the run's CPU time covers every fit and training run of the chain, and more
+    # (self-play and gates are counted in the run, not in the weight files)
+    assert run["cpu_seconds"] > sum(r["cpu_seconds"] for r in _chain(record))
+    assert run["round"] >= 1 and run["rounds_accepted"] <= run["rounds_played"]
+    assert "accepted (H1)" in run["gate"]
+
+
+def test_weights_show_by_the_presets_name_prints_the_checked_chain(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["weights", "show", "zero"]) == 0
+    shown = capsys.readouterr().out
+    assert "provenance (self-play only: yes; weights sha256" in shown
+    root = next(line for line in shown.splitlines() if "start: random weights" in line)
+    assert root.endswith(": matches")
+    assert "DIFFERS" not in shown
+    assert "bootstrap: {" in shown
+
+
+def test_it_plays_as_a_player_and_in_the_engine(zero: PerspectiveModel) -> None:
+    spec = parse_player("zero")
+    assert (spec.kind, spec.preset) == (IN_PROCESS, "zero")
+    uci = parse_player("treestrap-uci:zero")
+    assert uci.kind == UCI and uci.options == (("Preset", "zero"),)
+    outcome = Engine(zero.evaluator()).go(parse_fen(STARTING_FEN), SearchLimits(depth=4))
+    assert chess.Move.from_uci(outcome.best_move) in chess.Board().legal_moves
