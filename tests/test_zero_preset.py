@@ -31,12 +31,14 @@ def zero() -> PerspectiveModel:
 
 
 def _chain(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every tool record in the chain below ``record`` (itself first), depth first."""
-    found = [record]
+    """Every tool record in the chain below ``record`` (itself first), each once: a
+    network is both the data player and the start of the next, so it is reached twice."""
+    found = {record["sha256"]: record}
     for parent in record.get("parents", []):
         if "provenance" in parent:
-            found += _chain(parent["provenance"])
-    return found
+            for below in _chain(parent["provenance"]):
+                found.setdefault(below["sha256"], below)
+    return list(found.values())
 
 
 def _roots(record: dict[str, Any]) -> list[dict[str, Any]]:
