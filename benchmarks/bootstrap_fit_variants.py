@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from treestrap.bootstrap.budgets import Budget
+from treestrap.bootstrap.chess_fitting import fit_settings
 from treestrap.bootstrap.gate import run_gate
 from treestrap.bootstrap.pipeline import SETTINGS_FILE, best_player, round_data_files
 from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
@@ -55,16 +56,7 @@ def main() -> None:
     args = ap.parse_args()
 
     budget = Budget.from_json(json.loads((args.run / SETTINGS_FILE).read_text())["budget"])
-    plan = budget.fit
-    base = PerspectiveFitSettings(
-        width=plan.width,
-        activation=plan.activation,
-        buckets=plan.buckets,
-        result_weight=plan.result_weight,
-        epochs=plan.epochs,
-        batch=plan.batch,
-        lr=plan.lr,
-    )
+    base = fit_settings(budget.fit)
     train, held_out = round_data_files(args.run, args.round, budget)
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"{len(train)} training files, held out {held_out[0].name} of round {args.round}")

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from treestrap.bootstrap.budgets import Budget
+from treestrap.bootstrap.budgets import Budget, FitPlan
 from treestrap.bootstrap.candidate_record import candidate_record
 from treestrap.distill.position_file import record_count
 from treestrap.evaluation.provenance import KEY, stored_weights
@@ -33,6 +33,21 @@ def _start(best: Any, budget: Budget) -> Any:
     return best if shape == (plan.width, plan.activation, plan.buckets) else None
 
 
+def fit_settings(plan: FitPlan) -> Any:
+    """The ``PerspectiveFitSettings`` of a budget's fit plan."""
+    from treestrap.distill.perspective_fit import PerspectiveFitSettings
+
+    return PerspectiveFitSettings(
+        width=plan.width,
+        activation=plan.activation,
+        buckets=plan.buckets,
+        result_weight=plan.result_weight,
+        epochs=plan.epochs,
+        batch=plan.batch,
+        lr=plan.lr,
+    )
+
+
 def fit_candidate(
     candidate: Path,
     train_files: list[Path],
@@ -45,23 +60,14 @@ def fit_candidate(
 ) -> dict[str, Any]:
     """Fit (or finish fitting, or read back) the round's candidate; what the round's
     record keeps of the fit."""
-    from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
+    from treestrap.distill.perspective_fit import fit_perspective
     from treestrap.evaluation.weight_files import load_weights
 
     summary_path = state_dir / SUMMARY_FILE
     if candidate.exists() and summary_path.exists():
         return dict(json.loads(summary_path.read_text()))
     state_dir.mkdir(parents=True, exist_ok=True)
-    plan = budget.fit
-    settings = PerspectiveFitSettings(
-        width=plan.width,
-        activation=plan.activation,
-        buckets=plan.buckets,
-        result_weight=plan.result_weight,
-        epochs=plan.epochs,
-        batch=plan.batch,
-        lr=plan.lr,
-    )
+    settings = fit_settings(budget.fit)
     best = load_weights(best_path)
     start = _start(best, budget)
     cpu = time.process_time()

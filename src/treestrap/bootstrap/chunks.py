@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.distill.position_file import PositionWriter, record_count
+from treestrap.evaluation.provenance import file_sha256
 
 FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 
@@ -62,22 +63,28 @@ def results_by_side(sides: list[int], first_score: int) -> list[int]:
 def play_chunk_file(
     data_dir: Path,
     index: int,
-    games: tuple[int, int],
-    header: dict[str, Any],
+    model_path: Path,
+    settings: Any,
     record: str,
     make_player: Callable[[], GamePlayer],
 ) -> ChunkSummary:
-    """Chunk ``index``: read back when it is on disk, else games ``games[0]..games[1]``
-    played by the player ``make_player`` loads (its loading counted in the chunk's
-    CPU time), the data written to a temporary file, the summary written, and the file
-    renamed into place."""
+    """Chunk ``index`` of a round played by the weight file ``model_path`` with the
+    self-play ``settings`` (a dataclass with ``games`` and ``chunk``): read back when it
+    is on disk, else its games played by the player ``make_player`` loads (its loading
+    counted in the chunk's CPU time), the data written to a temporary file under a
+    header naming the player, the summary written, and the file renamed into place."""
     path = chunk_path(data_dir, index)
     summary_path = path.with_suffix(".json")
     if path.exists() and summary_path.exists():
         return ChunkSummary(**json.loads(summary_path.read_text()))
     cpu = time.process_time()
     play_one = make_player()
-    first, last = games
+    first, last = chunk_games(index, settings.chunk, settings.games)
+    header = {
+        "player": str(model_path.name),
+        "player_sha256": file_sha256(model_path),
+        "settings": asdict(settings),
+    }
     counts = {FIRST_WINS: 0, SECOND_WINS: 0, DRAWN: 0}
     plies = nodes = 0
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")

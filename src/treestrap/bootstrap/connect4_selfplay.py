@@ -19,7 +19,6 @@ seeded openings are deterministic, so a chunk played again is the same chunk.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,6 @@ from treestrap.bootstrap.chunks import (
     SECOND_WINS,
     ChunkSummary,
     GamePlayer,
-    chunk_games,
     play_chunk_file,
     results_by_side,
 )
@@ -51,7 +49,6 @@ from treestrap.connect4.board import (
 )
 from treestrap.connect4.search import Connect4Search
 from treestrap.distill.connect4_records import CONNECT4_RECORD, CONNECT4_RECORD_NAME, pack_connect4
-from treestrap.evaluation.provenance import file_sha256
 from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import load_connect4_model
 from treestrap.games.connect4_tournament import can_win_now
@@ -130,10 +127,4 @@ def play_connect4_chunk(
         search = Connect4Search(tt_bits=settings.tt_bits)
         return lambda number: play_game(evaluator, search, settings, number)
 
-    header = {
-        "player": str(model_path.name),
-        "player_sha256": file_sha256(model_path),
-        "settings": asdict(settings),
-    }
-    games = chunk_games(index, settings.chunk, settings.games)
-    return play_chunk_file(data_dir, index, games, header, CONNECT4_RECORD_NAME, make_player)
+    return play_chunk_file(data_dir, index, model_path, settings, CONNECT4_RECORD_NAME, make_player)

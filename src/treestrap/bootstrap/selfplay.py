@@ -18,7 +18,7 @@ searches deterministic).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +26,6 @@ import numpy as np
 from treestrap.bootstrap.chunks import (
     ChunkSummary,
     GamePlayer,
-    chunk_games,
     play_chunk_file,
     results_by_side,
 )
@@ -37,7 +36,6 @@ from treestrap.core.position import ST_PLY, ST_SIDE, Position, in_check
 from treestrap.core.status import CHECKMATE, ONGOING, game_status, new_move_buffer
 from treestrap.distill.position_file import RECORD, RECORD_NAME, pack_position
 from treestrap.engine.engine import Engine
-from treestrap.evaluation.provenance import file_sha256
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.openings import Opening, built_in_book
 from treestrap.search.timeman import SearchLimits
@@ -127,10 +125,4 @@ def play_chunk(
         book = built_in_book()
         return lambda number: play_game(engine, settings, number, book)
 
-    header = {
-        "player": str(model_path.name),
-        "player_sha256": file_sha256(model_path),
-        "settings": asdict(settings),
-    }
-    games = chunk_games(index, settings.chunk, settings.games)
-    return play_chunk_file(data_dir, index, games, header, RECORD_NAME, make_player)
+    return play_chunk_file(data_dir, index, model_path, settings, RECORD_NAME, make_player)
