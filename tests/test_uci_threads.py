@@ -27,10 +27,11 @@ from treestrap.core.jit import njit
 from treestrap.core.notation import parse_fen
 from treestrap.engine.bench import BENCH_FENS, run_bench
 from treestrap.engine.engine import Engine
-from treestrap.engine.lazy_smp import node_shares, skip_pattern, skips_depth
+from treestrap.engine.lazy_smp import HelperThreads, node_shares, skip_pattern, skips_depth
 from treestrap.evaluation.model import evaluate, thread_copy
 from treestrap.evaluation.presets import hand_set_model, preset_model
 from treestrap.search.timeman import SearchLimits
+from treestrap.search.tournament import EngineOptions
 from treestrap.search.tt import TranspositionTable, new_tt, tt_read, tt_store
 
 CORES = os.cpu_count() or 1
@@ -178,6 +179,24 @@ def test_helpers_skip_different_depths() -> None:
     ]  # fmt: skip
     assert [d for d in range(1, 9) if not skips_depth(1, d)] == [2, 4, 6, 8]
     assert [d for d in range(1, 9) if not skips_depth(2, d)] == [1, 3, 5, 7]
+
+
+def test_a_helper_deepens_until_it_is_stopped() -> None:
+    """A helper has no depth limit of its own: after a short ``go depth N`` of the main
+    thread it would otherwise end early and leave its core idle."""
+    helpers = HelperThreads()
+    root = parse_fen(BENCH_FENS[0])
+    helpers.start(root, hand_set_model().evaluator(), new_tt(20), [EngineOptions()])
+    try:
+        deadline = time.monotonic() + 60
+        while helpers.depths[0] < 9 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert helpers.depths[0] >= 9
+        assert helpers.running() == 1
+    finally:
+        helpers.finish()
+    assert helpers.running() == 0
+    assert helpers.nodes() > 0
 
 
 def test_threads_1_bench_signature() -> None:

@@ -48,6 +48,11 @@ def chunk_path(data_dir: Path, index: int) -> Path:
     return data_dir / f"chunk-{index:04d}.tspos"
 
 
+def chunk_files(data_dir: Path) -> list[Path]:
+    """Every chunk of a finished round, in order (however many its budget made)."""
+    return sorted(data_dir.glob("chunk-*.tspos"))
+
+
 def chunk_games(index: int, chunk: int, games: int) -> tuple[int, int]:
     """The first and last game number of chunk ``index`` (numbers start at 1)."""
     first = index * chunk + 1

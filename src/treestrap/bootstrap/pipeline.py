@@ -15,8 +15,9 @@ config for it: chess's ``strong`` preset playing only itself). Each later round
 Every step leaves files that say it is done (a training run's weights, data chunks,
 fit checkpoints, stored gate games, ``round.json``), so the same command resumes a
 killed run where it stopped. ``RUN/bootstrap.json`` holds the budget the run was made
-with; ``RUN/rounds.jsonl`` one line per finished round, what the report and the curve
-are drawn from.
+with and the changes made to it since (each round keeps its own in
+``round-NN/budget.json``); ``RUN/rounds.jsonl`` one line per finished round, what the
+report and the curve are drawn from.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.actors import play_round
-from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.bootstrap.chunks import ChunkSummary, chunk_files, chunk_path
 from treestrap.bootstrap.gate import GateResult
 from treestrap.bootstrap.provider import BootstrapProvider, RunBudget, bootstrap_provider
 from treestrap.games.registry import DEFAULT_GAME
@@ -67,11 +68,17 @@ def round_dir(run: Path, number: int) -> Path:
 
 
 def open_run(
-    run: Path, budget: RunBudget, seed: int, command: str, provider: BootstrapProvider
+    run: Path,
+    budget: RunBudget,
+    seed: int,
+    command: str,
+    provider: BootstrapProvider,
+    changes: list[tuple[str, Any]] | None = None,
 ) -> RunBudget:
     """Make the run directory, or reopen one made with this game, budget's name and
     seed: a run goes on with the settings it was made with (read from
-    ``bootstrap.json``)."""
+    ``bootstrap.json``), and ``changes`` (``--set``) to them, recorded there, apply from
+    the first round not yet begun (:mod:`treestrap.bootstrap.budget_changes`)."""
     path = run / SETTINGS_FILE
     if path.exists():
         saved = json.loads(path.read_text())
@@ -83,6 +90,8 @@ def open_run(
                 f"{run} was made with --budget {saved['budget']['name']} --seed "
                 f"{saved['seed']}, not --budget {budget.name} --seed {seed}"
             )
+        if changes:
+            _record_changes(run, saved, changes, command, provider)
         return provider.budget_from_json(saved["budget"])
     if (run / ROUNDS_FILE).exists() or any(run.glob("round-*")):
         raise ValueError(f"{run} holds rounds but no {SETTINGS_FILE}: not a bootstrap run")
@@ -92,9 +101,40 @@ def open_run(
         "budget": budget.to_json(),
         "command": command,
     }
+    if changes:
+        _record_changes(run, settings, changes, command, provider)
+        budget = provider.budget_from_json(settings["budget"])
     run.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=1) + "\n")
     return budget
+
+
+def _record_changes(
+    run: Path,
+    settings: dict[str, Any],
+    changes: list[tuple[str, Any]],
+    command: str,
+    provider: BootstrapProvider,
+) -> None:
+    """Apply ``changes`` to ``settings`` (written back when the run exists): the round
+    in progress keeps the budget it began with, the change is listed with the first
+    round it reaches."""
+    from treestrap.bootstrap.budget_changes import changed_budget, round_budget
+
+    budget = changed_budget(settings["budget"], changes)
+    provider.budget_from_json(budget)  # the game's own checks of the new settings
+    number = len(finished_rounds(run))
+    first = number
+    if round_dir(run, number).exists():
+        round_budget(round_dir(run, number), settings["budget"], dict)  # keeps the old one
+        first = number + 1
+    settings["budget"] = budget
+    entry = {"from_round": first, "set": dict(changes), "command": command}
+    settings["changes"] = [*settings.get("changes", []), entry]
+    if (run / SETTINGS_FILE).exists():
+        from treestrap.training.files import write_atomic
+
+        write_atomic(run / SETTINGS_FILE, json.dumps(settings, indent=1) + "\n")
 
 
 def finished_rounds(run: Path) -> list[dict[str, Any]]:
@@ -197,9 +237,10 @@ def round_data_files(run: Path, number: int, budget: RunBudget) -> tuple[list[Pa
     ``data_rounds - 1`` before it; the held-out one is this round's last chunk."""
     first = max(1, number - budget.fit.data_rounds + 1)
     files: list[Path] = []
-    for r in range(first, number + 1):
-        data = round_dir(run, r) / "data"
-        files += [chunk_path(data, i) for i in range(budget.selfplay.chunks())]
+    for r in range(first, number):  # finished rounds: every chunk they played
+        files += chunk_files(round_dir(run, r) / "data")
+    data = round_dir(run, number) / "data"
+    files += [chunk_path(data, i) for i in range(budget.selfplay.chunks())]
     files = [f for f in files if f.exists()]
     held_out = [chunk_path(round_dir(run, number) / "data", budget.selfplay.chunks() - 1)]
     return [f for f in files if f not in held_out], held_out
@@ -334,21 +375,26 @@ def bootstrap(
     command: str,
     options: RunOptions,
     game: str = DEFAULT_GAME,
+    changes: list[tuple[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Run (or resume) a bootstrap run of ``game`` until its rounds are done or its
-    minutes spent; the finished rounds' records."""
+    minutes spent; the finished rounds' records. ``changes`` (dotted keys and values)
+    change the budget from the first round not yet begun."""
+    from treestrap.bootstrap.budget_changes import round_budget
+
     provider = bootstrap_provider(game)
     deadline = None if options.minutes is None else time.monotonic() + options.minutes * 60
-    budget = open_run(run, budget, seed, command, provider)
+    budget = open_run(run, budget, seed, command, provider, changes)
     while True:
         done = finished_rounds(run)
         number = len(done)
         if number > budget.rounds:
             break
+        plan = round_budget(round_dir(run, number), budget.to_json(), provider.budget_from_json)
         if number == 0:
-            finished = run_round0(run, budget, seed, options, deadline, provider)
+            finished = run_round0(run, plan, seed, options, deadline, provider)
         else:
-            finished = run_network_round(run, number, budget, seed, options, deadline, provider)
+            finished = run_network_round(run, number, plan, seed, options, deadline, provider)
         if not finished:
             break
         publish(run)
@@ -381,6 +427,8 @@ def write_best(run: Path, records: list[dict[str, Any]], settings: dict[str, Any
         "elo_margin": last.get("elo_margin", 0.0),
         "gate": last.get("gate", ""),
     }
+    if settings.get("changes"):
+        metadata["bootstrap"]["changes"] = settings["changes"]
     target = run / BEST_FILE
     write_weight_file(target, weights, {**meta, "metadata": metadata})
     return target

@@ -5,6 +5,7 @@ curve of Elo against CPU hours, and TensorBoard scalars, all drawn from
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,9 @@ def write_report(run: Path, records: list[dict[str, Any]], settings: dict[str, A
         rounds_table(records),
         "",
     ]
+    for change in settings.get("changes", []):
+        values = ", ".join(f"{k}={json.dumps(v)}" for k, v in change["set"].items())
+        lines.append(f"- from round {change['from_round']}: {values} (`{change['command']}`)")
     lines += [f"- round {r['round']}: {r['sprt']}" for r in records if r["round"] > 0]
     (run / REPORT_FILE).write_text("\n".join(lines) + "\n")
 

@@ -7,6 +7,7 @@ Only argparse at import time; the pipeline is imported when the command runs.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,16 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--actors", type=_actors, default=1, metavar="N", help="self-play processes (default 1)"
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="settings",
+        help="change a setting of the run's budget from the first round not yet begun, "
+        "recorded in RUN/bootstrap.json (for example --set gate.max_games=800 --set "
+        "selfplay.games=6000); repeatable",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_backend_arguments(p, "the self-play chunks")
     p.set_defaults(func=run_command)
@@ -83,7 +94,8 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    from treestrap.bootstrap.pipeline import RunOptions, bootstrap
+    from treestrap.bootstrap.budget_changes import parse_setting
+    from treestrap.bootstrap.pipeline import SETTINGS_FILE, RunOptions, bootstrap
     from treestrap.bootstrap.provider import bootstrap_provider
     from treestrap.bootstrap.report import rounds_table
     from treestrap.evaluation.provenance import command_line
@@ -104,7 +116,8 @@ def run_command(args: argparse.Namespace) -> int:
         bench_depth=3 if budget.name == "smoke" else 6,
     )
     try:
-        records = bootstrap(run, budget, args.seed, command_line(), options, args.game)
+        changes = [parse_setting(text) for text in args.settings]
+        records = bootstrap(run, budget, args.seed, command_line(), options, args.game, changes)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -113,7 +126,8 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     print(rounds_table(records))
     rounds = len(records) - 1
-    if rounds >= budget.rounds:
+    planned = json.loads((run / SETTINGS_FILE).read_text())["budget"]["rounds"]  # with --set
+    if rounds >= planned:
         print(f"done: {rounds} network rounds; report in {run / 'report.md'}")
     else:
         print(f"stopped after round {rounds}: the same command carries on")

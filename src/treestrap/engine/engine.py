@@ -251,7 +251,7 @@ class Engine:
         try:
             # No helper with one thread: the call still clears the last search's counts.
             helper_opts = [self.options._replace(max_nodes=n) for n in shares[1:]]
-            self._helpers.start(root, self.evaluator, self.tt, helper_opts, max_depth)
+            self._helpers.start(root, self.evaluator, self.tt, helper_opts)
             for depth in range(1, max_depth + 1):
                 lines = self._lines(root, opts, depth, lines, count)
                 if self.ctx.stats[STOPPED] and depth > 1:

@@ -11,7 +11,9 @@ threads write at once reads as empty (:mod:`treestrap.search.tt`).
 The helpers differ from the main thread, and from each other, by the depths they leave
 out: helper ``h`` skips the depths of every other block of a few (:func:`skips_depth`),
 so at any moment some helpers search a ply deeper than the main thread and fill the
-table ahead of it. Their results are never reported: the main thread alone decides the
+table ahead of it. A helper does not end at the main thread's depth limit (``go depth
+N``): it searches on, deeper, until the main thread stops it, so that its core keeps
+filling the table. Their results are never reported: the main thread alone decides the
 move, the timing and the lines, and stops the helpers when it is done. A node limit is
 shared out: each thread stops at its share, so the threads together stay within it.
 """
@@ -30,6 +32,7 @@ from treestrap.search.context import SearchContext, new_context, reset_context
 from treestrap.search.scratch import NODES, QNODES, REVISITS, STOPPED
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.tt import TranspositionTable
+from treestrap.search.value import MAX_PLY
 
 #: The skip patterns repeat after this many helpers (blocks of one to four depths, each
 #: at every phase).
@@ -80,6 +83,8 @@ class HelperThreads:
         self._contexts: list[SearchContext] = []
         self._threads: list[threading.Thread] = []
         self._active = 0  # helpers of the current (or last) search
+        #: The deepest iteration each helper of the current (or last) search completed.
+        self.depths: list[int] = []
         self._errors: list[BaseException] = []
 
     def start(
@@ -88,34 +93,32 @@ class HelperThreads:
         evaluator: Evaluator,
         tt: TranspositionTable,
         opts: list[EngineOptions],
-        max_depth: int,
     ) -> None:
         """Start one helper per entry of ``opts`` (each with its own node limit) on
-        ``root`` (not modified), searching up to ``max_depth``."""
+        ``root`` (not modified), deepening until :meth:`finish` stops it."""
         self.stop_flag[0] = 0
         self._errors = []
         while len(self._contexts) < len(opts):
             self._contexts.append(new_context())
         self._active = len(opts)
+        self.depths = [0] * len(opts)
         for helper, helper_opts in enumerate(opts, 1):
             ctx = self._contexts[helper - 1]
             reset_context(ctx)
             ts = ThreadSearch(thread_copy(evaluator), ctx, tt)
             thread = threading.Thread(
                 target=self._run,
-                args=(helper, ts, copy_position(root), helper_opts, max_depth),
+                args=(helper, ts, copy_position(root), helper_opts),
                 name=f"search-helper-{helper}",
                 daemon=True,
             )
             self._threads.append(thread)
             thread.start()
 
-    def _run(
-        self, helper: int, ts: ThreadSearch, pos: Position, opts: EngineOptions, max_depth: int
-    ) -> None:
+    def _run(self, helper: int, ts: ThreadSearch, pos: Position, opts: EngineOptions) -> None:
         try:
             prev: float | None = None
-            for depth in range(1, max_depth + 1):
+            for depth in range(1, MAX_PLY):
                 if self.stop_flag[0]:
                     return
                 if skips_depth(helper, depth):
@@ -124,8 +127,13 @@ class HelperThreads:
                 if ts.ctx.stats[STOPPED]:
                     return
                 prev = v
+                self.depths[helper - 1] = depth
         except BaseException as exc:  # handed to the main thread by finish()
             self._errors.append(exc)
+
+    def running(self) -> int:
+        """Helpers still searching."""
+        return sum(thread.is_alive() for thread in self._threads)
 
     def finish(self) -> None:
         """Stop the helpers and wait for them (each returns within about a thousand

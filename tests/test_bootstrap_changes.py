@@ -1,0 +1,126 @@
+"""``treestrap bootstrap --set KEY=VALUE``: a change to a run's budget is checked,
+recorded with the round it starts from, and never reaches a round already begun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from treestrap.bootstrap.budget_changes import (
+    ROUND_BUDGET_FILE,
+    changed_budget,
+    parse_setting,
+    round_budget,
+)
+from treestrap.bootstrap.budgets import BUDGETS, Budget
+from treestrap.bootstrap.chunks import chunk_path
+from treestrap.bootstrap.pipeline import (
+    ROUNDS_FILE,
+    SETTINGS_FILE,
+    open_run,
+    round_data_files,
+    round_dir,
+)
+from treestrap.bootstrap.provider import bootstrap_provider
+from treestrap.cli import main
+
+STANDARD = BUDGETS["standard"]
+CHESS = bootstrap_provider("chess")
+
+
+def test_a_setting_parses_to_a_key_and_a_json_value() -> None:
+    assert parse_setting("gate.max_games=800") == ("gate.max_games", 800)
+    assert parse_setting("fit.lr = 0.0005") == ("fit.lr", 0.0005)
+    assert parse_setting("fit.from_previous=false") == ("fit.from_previous", False)
+    assert parse_setting("gate.tc=5+0.05") == ("gate.tc", "5+0.05")
+    for bad in ("gate.max_games", "=3", "gate.max_games="):
+        with pytest.raises(ValueError, match="KEY=VALUE"):
+            parse_setting(bad)
+
+
+def test_a_change_is_checked_against_the_budget() -> None:
+    budget = STANDARD.to_json()
+    new = changed_budget(budget, [("gate.max_games", 800), ("fit.lr", 1), ("rounds", 20)])
+    assert (new["gate"]["max_games"], new["fit"]["lr"], new["rounds"]) == (800, 1.0, 20)
+    assert budget == STANDARD.to_json()  # the original is left as it was
+    assert Budget.from_json(new).gate.max_games == 800
+    with pytest.raises(ValueError, match="no such setting"):
+        changed_budget(budget, [("gate.max_gmes", 800)])
+    with pytest.raises(ValueError, match="no such setting"):
+        changed_budget(budget, [("gate", 800)])
+    with pytest.raises(ValueError, match="fixed"):
+        changed_budget(budget, [("selfplay.chunk", 100)])
+    with pytest.raises(ValueError, match="expected a int"):
+        changed_budget(budget, [("gate.max_games", "many")])
+    with pytest.raises(ValueError, match="expected a int"):
+        changed_budget(budget, [("gate.max_games", True)])
+
+
+def _run_in_round_one(tmp_path: Path) -> Path:
+    """A run of the standard budget with round 0 finished and round 1 begun."""
+    run = tmp_path / "run"
+    open_run(run, STANDARD, 0, "treestrap bootstrap --out run", CHESS)
+    (run / ROUNDS_FILE).write_text(json.dumps({"round": 0, "accepted": True}) + "\n")
+    (round_dir(run, 1) / "data").mkdir(parents=True)
+    return run
+
+
+def test_a_change_starts_at_the_first_round_not_begun(tmp_path: Path) -> None:
+    run = _run_in_round_one(tmp_path)
+    command = "treestrap bootstrap --out run --set gate.max_games=800"
+    budget = open_run(run, STANDARD, 0, command, CHESS, [("gate.max_games", 800)])
+    assert budget.gate.max_games == 800
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    assert settings["budget"]["gate"]["max_games"] == 800
+    assert settings["changes"] == [
+        {"from_round": 2, "set": {"gate.max_games": 800}, "command": command}
+    ]
+    # round 1 had begun: it keeps the budget it began with; round 2 takes the new one
+    assert (round_dir(run, 1) / ROUND_BUDGET_FILE).exists()
+    read = CHESS.budget_from_json
+    assert round_budget(round_dir(run, 1), budget.to_json(), read).gate.max_games == 300
+    assert round_budget(round_dir(run, 2), budget.to_json(), read).gate.max_games == 800
+    # a later change adds to the list; a resume without --set changes nothing
+    open_run(run, STANDARD, 0, "again", CHESS, [("selfplay.games", 6000)])
+    open_run(run, STANDARD, 0, "resume", CHESS)
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    assert [c["set"] for c in settings["changes"]] == [
+        {"gate.max_games": 800},
+        {"selfplay.games": 6000},
+    ]
+    assert settings["budget"]["selfplay"]["games"] == 6000
+
+
+def test_a_bad_change_is_refused_and_leaves_the_run_as_it_was(tmp_path: Path) -> None:
+    run = _run_in_round_one(tmp_path)
+    before = (run / SETTINGS_FILE).read_text()
+    with pytest.raises(ValueError, match="no such setting"):
+        open_run(run, STANDARD, 0, "bad", CHESS, [("gate.nope", 1)])
+    assert (run / SETTINGS_FILE).read_text() == before
+    assert not (round_dir(run, 1) / ROUND_BUDGET_FILE).exists()
+    code = main(["bootstrap", "--out", str(run), "--quiet", "--set", "fit.width=wide"])
+    assert code == 2
+    assert (run / SETTINGS_FILE).read_text() == before
+
+
+def test_a_fit_reads_every_chunk_a_finished_round_played(tmp_path: Path) -> None:
+    """Rounds played with another number of games a round still feed the fit whole."""
+    run = tmp_path / "run"
+    counts = {1: 3, 2: 5}
+    for number, count in counts.items():
+        data = round_dir(run, number) / "data"
+        data.mkdir(parents=True)
+        for i in range(count):
+            chunk_path(data, i).touch()
+    budget = changed_budget(STANDARD.to_json(), [("selfplay.games", 200)])  # 4 chunks of 50
+    current = round_dir(run, 3) / "data"
+    current.mkdir(parents=True)
+    for i in range(4):
+        chunk_path(current, i).touch()
+    (current / "chunk-0001.tspos.77.tmp").touch()  # a chunk being written is not data
+    train, held_out = round_data_files(run, 3, Budget.from_json(budget))
+    assert held_out == [chunk_path(current, 3)]
+    assert len(train) == 3 + 5 + 3 and chunk_path(current, 3) not in train
+    assert all(path.suffix == ".tspos" for path in train)
