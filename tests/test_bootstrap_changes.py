@@ -59,38 +59,51 @@ def test_a_change_is_checked_against_the_budget() -> None:
 
 
 def _run_in_round_one(tmp_path: Path) -> Path:
-    """A run of the standard budget with round 0 finished and round 1 begun."""
+    """A run of the standard budget with round 0 finished and round 1's self-play begun."""
     run = tmp_path / "run"
     open_run(run, STANDARD, 0, "treestrap bootstrap --out run", CHESS)
     (run / ROUNDS_FILE).write_text(json.dumps({"round": 0, "accepted": True}) + "\n")
     (round_dir(run, 1) / "data").mkdir(parents=True)
+    chunk_path(round_dir(run, 1) / "data", 0).touch()
     return run
 
 
-def test_a_change_starts_at_the_first_round_not_begun(tmp_path: Path) -> None:
+def _round_one(run: Path) -> Budget:
+    return Budget.from_json(json.loads((round_dir(run, 1) / ROUND_BUDGET_FILE).read_text()))
+
+
+def test_a_change_reaches_the_round_in_progress_only_where_its_step_has_not_begun(
+    tmp_path: Path,
+) -> None:
     run = _run_in_round_one(tmp_path)
     command = "treestrap bootstrap --out run --set gate.max_games=800"
     budget = open_run(run, STANDARD, 0, command, CHESS, [("gate.max_games", 800)])
     assert budget.gate.max_games == 800
     settings = json.loads((run / SETTINGS_FILE).read_text())
     assert settings["budget"]["gate"]["max_games"] == 800
+    # round 1's gate has not begun: the change reaches it
     assert settings["changes"] == [
-        {"from_round": 2, "set": {"gate.max_games": 800}, "command": command}
+        {"from_round": 1, "set": {"gate.max_games": 800}, "command": command}
     ]
-    # round 1 had begun: it keeps the budget it began with; round 2 takes the new one
-    assert (round_dir(run, 1) / ROUND_BUDGET_FILE).exists()
+    assert _round_one(run).gate.max_games == 800
+    # its self-play has begun: a change to it waits for round 2
+    open_run(run, STANDARD, 0, "more games", CHESS, [("selfplay.games", 6000)])
+    assert _round_one(run).selfplay.games == STANDARD.selfplay.games
     read = CHESS.budget_from_json
-    assert round_budget(round_dir(run, 1), budget.to_json(), read).gate.max_games == 300
-    assert round_budget(round_dir(run, 2), budget.to_json(), read).gate.max_games == 800
-    # a later change adds to the list; a resume without --set changes nothing
-    open_run(run, STANDARD, 0, "again", CHESS, [("selfplay.games", 6000)])
-    open_run(run, STANDARD, 0, "resume", CHESS)
+    new = json.loads((run / SETTINGS_FILE).read_text())["budget"]
+    assert round_budget(round_dir(run, 2), new, read).selfplay.games == 6000
+    # once round 1's gate has begun, a gate change waits for round 2 too
+    (round_dir(run, 1) / "gate").mkdir()
+    open_run(run, STANDARD, 0, "longer", CHESS, [("gate.max_games", 900)])
+    open_run(run, STANDARD, 0, "resume", CHESS)  # a resume without --set changes nothing
+    assert _round_one(run).gate.max_games == 800
     settings = json.loads((run / SETTINGS_FILE).read_text())
-    assert [c["set"] for c in settings["changes"]] == [
-        {"gate.max_games": 800},
-        {"selfplay.games": 6000},
+    assert [(c["from_round"], c["set"]) for c in settings["changes"]] == [
+        (1, {"gate.max_games": 800}),
+        (2, {"selfplay.games": 6000}),
+        (2, {"gate.max_games": 900}),
     ]
-    assert settings["budget"]["selfplay"]["games"] == 6000
+    assert settings["budget"]["gate"]["max_games"] == 900
 
 
 def test_a_bad_change_is_refused_and_leaves_the_run_as_it_was(tmp_path: Path) -> None:
@@ -99,7 +112,7 @@ def test_a_bad_change_is_refused_and_leaves_the_run_as_it_was(tmp_path: Path) ->
     with pytest.raises(ValueError, match="no such setting"):
         open_run(run, STANDARD, 0, "bad", CHESS, [("gate.nope", 1)])
     assert (run / SETTINGS_FILE).read_text() == before
-    assert not (round_dir(run, 1) / ROUND_BUDGET_FILE).exists()
+    assert not (round_dir(run, 1) / ROUND_BUDGET_FILE).exists()  # nothing pinned either
     code = main(["bootstrap", "--out", str(run), "--quiet", "--set", "fit.width=wide"])
     assert code == 2
     assert (run / SETTINGS_FILE).read_text() == before

@@ -173,3 +173,22 @@ def test_foreign_data_in_a_round_stops_the_fit(whole_run: Path, tmp_path: Path) 
         w.write(records)
     with pytest.raises(pipeline.ForeignDataError, match=r"stranger\.npz"):
         bootstrap(run, SMOKE, 0, "test", OPTIONS)
+
+
+def test_a_budget_change_goes_into_the_report_and_the_best_file(
+    whole_run: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from treestrap.bootstrap.provider import bootstrap_provider
+    from treestrap.evaluation.weight_file_format import read_weight_file
+
+    run = tmp_path / "changed"
+    shutil.copytree(whole_run, run)
+    command = "treestrap bootstrap --set gate.max_games=20"
+    pipeline.open_run(run, SMOKE, 0, command, bootstrap_provider("chess"), [("gate.max_games", 20)])
+    pipeline.publish(run)
+    change = {"from_round": 3, "set": {"gate.max_games": 20}, "command": command}
+    meta, _ = read_weight_file(run / pipeline.BEST_FILE)
+    assert meta["metadata"]["bootstrap"]["changes"] == [change]
+    assert f"- from round 3: gate.max_games=20 (`{command}`)" in (run / "report.md").read_text()

@@ -2,9 +2,10 @@
 
 A long run learns what its budget should have been (a gate too short to decide, too few
 games a round). A change is written into ``RUN/bootstrap.json`` with the command that
-made it and the first round it applies to, and every round keeps the budget it began
-with (``round-NN/budget.json``): a change never reaches a step already begun, so a
-resumed round ends as it would have without it.
+made it and the first round it applies to. Every round keeps its own budget
+(``round-NN/budget.json``); a change reaches the round in progress only when none of the
+steps it changes (self-play, fit, gate) has begun there, so no step is resumed with
+other settings than it began with.
 """
 
 from __future__ import annotations

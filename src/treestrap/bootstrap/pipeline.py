@@ -116,18 +116,24 @@ def _record_changes(
     command: str,
     provider: BootstrapProvider,
 ) -> None:
-    """Apply ``changes`` to ``settings`` (written back when the run exists): the round
-    in progress keeps the budget it began with, the change is listed with the first
-    round it reaches."""
-    from treestrap.bootstrap.budget_changes import changed_budget, round_budget
+    """Apply ``changes`` to ``settings`` (written back when the run exists) and list
+    them with the first round they reach: the round in progress when none of the steps
+    they change has begun there (its own budget changed with them), else the next."""
+    from treestrap.bootstrap.budget_changes import ROUND_BUDGET_FILE, changed_budget
 
     budget = changed_budget(settings["budget"], changes)
     provider.budget_from_json(budget)  # the game's own checks of the new settings
     number = len(finished_rounds(run))
+    folder = round_dir(run, number)
     first = number
-    if round_dir(run, number).exists():
-        round_budget(round_dir(run, number), settings["budget"], dict)  # keeps the old one
-        first = number + 1
+    if folder.exists():
+        pinned = folder / ROUND_BUDGET_FILE
+        began = json.loads(pinned.read_text()) if pinned.exists() else settings["budget"]
+        if any(_step_begun(folder, key) for key, _ in changes):
+            first = number + 1
+        else:
+            began = changed_budget(began, changes)
+        pinned.write_text(json.dumps(began, indent=1) + "\n")
     settings["budget"] = budget
     entry = {"from_round": first, "set": dict(changes), "command": command}
     settings["changes"] = [*settings.get("changes", []), entry]
@@ -135,6 +141,19 @@ def _record_changes(
         from treestrap.training.files import write_atomic
 
         write_atomic(run / SETTINGS_FILE, json.dumps(settings, indent=1) + "\n")
+
+
+def _step_begun(folder: Path, key: str) -> bool:
+    """Whether the step of round ``folder`` that setting ``key`` belongs to has begun
+    (a run-wide setting such as ``rounds`` belongs to none)."""
+    section = key.split(".")[0]
+    if section == "selfplay":
+        return any((folder / "data").glob("chunk-*"))
+    if section in ("fit", "gate"):
+        return (folder / section).exists()
+    if section.startswith("round0"):
+        return (folder / "train").exists()
+    return False
 
 
 def finished_rounds(run: Path) -> list[dict[str, Any]]:

@@ -79,9 +79,9 @@ def add_parser(sub: Any) -> None:
         default=[],
         metavar="KEY=VALUE",
         dest="settings",
-        help="change a setting of the run's budget from the first round not yet begun, "
-        "recorded in RUN/bootstrap.json (for example --set gate.max_games=800 --set "
-        "selfplay.games=6000); repeatable",
+        help="change a setting of the run's budget from the first round whose step it "
+        "changes has not begun, recorded in RUN/bootstrap.json (for example --set "
+        "gate.max_games=800 --set selfplay.games=6000); repeatable",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_backend_arguments(p, "the self-play chunks")
