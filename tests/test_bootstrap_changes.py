@@ -96,12 +96,16 @@ def test_a_change_reaches_the_round_in_progress_only_where_its_step_has_not_begu
     (round_dir(run, 1) / "gate").mkdir()
     open_run(run, STANDARD, 0, "longer", CHESS, [("gate.max_games", 900)])
     open_run(run, STANDARD, 0, "resume", CHESS)  # a resume without --set changes nothing
+    # nor one that gives again a setting the run already has (only the new one counts)
+    again = [("gate.max_games", 900), ("selfplay.games", 6000), ("fit.epochs", 20)]
+    open_run(run, STANDARD, 0, "again", CHESS, again)
     assert _round_one(run).gate.max_games == 800
     settings = json.loads((run / SETTINGS_FILE).read_text())
     assert [(c["from_round"], c["set"]) for c in settings["changes"]] == [
         (1, {"gate.max_games": 800}),
         (2, {"selfplay.games": 6000}),
         (2, {"gate.max_games": 900}),
+        (1, {"fit.epochs": 20}),  # round 1 has not begun its fit
     ]
     assert settings["budget"]["gate"]["max_games"] == 900
 

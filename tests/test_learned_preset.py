@@ -1,6 +1,7 @@
 """The shipped ``learned`` preset: a file of the package, with its provenance, offered
-wherever the hand-set preset is (weight files, tournament players, the UCI engine), and
-the default of the engine and of the ``treestrap`` player: the strongest measured."""
+wherever the hand-set preset is (weight files, tournament players, the UCI engine); and
+the default of the engine and of the ``treestrap`` player, the strongest measured preset
+(``zero``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_uci import last_score, start_engine
+from test_uci import READY_TIMEOUT, last_score, start_engine
 
 from treestrap.cli import main
 from treestrap.evaluation.preset_names import DEFAULT_PRESET
@@ -18,10 +19,10 @@ from treestrap.evaluation.presets import (
     PRESET_NAMES,
     hand_set_model,
     learned_model,
-    learned_net_model,
     preset_model,
     random_model,
 )
+from treestrap.evaluation.provenance import stored_weights, weights_sha256
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.players import IN_PROCESS, UCI, parse_player
 from treestrap.play.sessions import load_model
@@ -84,11 +85,12 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
-def test_the_default_preset_is_learned_net_for_players() -> None:
-    assert DEFAULT_PRESET == "learned-net"
+def test_the_default_preset_is_zero_for_players() -> None:
+    assert DEFAULT_PRESET == "zero"
     ours = parse_player("treestrap")
-    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "learned-net")
-    assert np.array_equal(load_model(ours).weights, learned_net_model().weights)
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero")
+    chosen, zero = load_model(ours), preset_model("zero")
+    assert weights_sha256(stored_weights(chosen)) == weights_sha256(stored_weights(zero))
     # As a subprocess without a preset: no Preset option, so the engine's own default.
     uci = parse_player("treestrap-uci")
     assert (uci.name, uci.kind, uci.options) == ("uci-treestrap", UCI, ())
@@ -102,11 +104,13 @@ def test_uci_plays_its_default_preset_and_the_one_set_by_option(
     hand_set_engine = start_engine("--preset", "hand-set")
     try:
         hand_set = last_score(hand_set_engine, fen)
-        hand_set_engine.send("setoption name Preset value learned-net")
+        hand_set_engine.send("setoption name Preset value zero")
+        # a go with no clock waits for the network's search to compile or load
+        hand_set_engine.go("depth 1", READY_TIMEOUT)
         from_option = last_score(hand_set_engine, fen)
     finally:
         assert hand_set_engine.close() == 0
-    default = start_engine()  # no --preset: the default, learned-net
+    default = start_engine()  # no --preset: the default, zero
     try:
         by_default = last_score(default, fen)
         default.send("setoption name Preset value hand-set")

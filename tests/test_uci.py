@@ -38,9 +38,9 @@ OPTIONS = {
     "Hash": "option name Hash type spin default 16 min 1 max 4096",
     "Threads": f"option name Threads type spin default 1 min 1 max {os.cpu_count() or 1}",
     "Weights": "option name Weights type string default <empty>",
-    # The default is the strongest measured preset, learned-net (evaluation/preset_names.py).
+    # The default is the strongest measured preset, zero (evaluation/preset_names.py).
     "Preset": (
-        "option name Preset type combo default learned-net var hand-set var learned var random "
+        "option name Preset type combo default zero var hand-set var learned var random "
         "var learned-net var self-play-net var zero"
     ),
     "Move Overhead": "option name Move Overhead type spin default 50 min 0 max 5000",

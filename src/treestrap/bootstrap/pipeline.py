@@ -123,6 +123,10 @@ def _record_changes(
 
     budget = changed_budget(settings["budget"], changes)
     provider.budget_from_json(budget)  # the game's own checks of the new settings
+    # a setting the run already has (the same --set given again on resume) is no change
+    changes = [c for c in changes if changed_budget(settings["budget"], [c]) != settings["budget"]]
+    if not changes:
+        return
     number = len(finished_rounds(run))
     folder = round_dir(run, number)
     first = number

@@ -21,8 +21,8 @@ SHIPPED_PRESETS = (LEARNED, LEARNED_NET, SELF_PLAY_NET, ZERO)
 NETWORK_PRESETS = (LEARNED_NET, SELF_PLAY_NET, ZERO)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
-#: (docs/networks.md gives its matches and the commands that played them).
-DEFAULT_PRESET = LEARNED_NET
+#: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
+DEFAULT_PRESET = ZERO
 #: Why the default is the default, for help texts: no figure here, where nothing would
 #: keep it true; the file's metadata and the docs hold the measured ones.
-DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {LEARNED_NET} tells more"
+DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO} tells more"
