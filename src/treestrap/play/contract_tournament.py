@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tqdm import tqdm
-
 from treestrap.games.contract import Game, MovePlayer, TournamentPlay
 from treestrap.games.records import RecordTags
 from treestrap.games.registry import game_facts, get_game
@@ -40,11 +38,11 @@ from treestrap.play.results_db import StoredGame, now
 from treestrap.play.schedule import ROUND_ROBIN, Pairing, check_schedule, schedule
 from treestrap.play.sprt_match import check_sprt, resumed_watch
 from treestrap.play.tournament_store import (
+    GameRecorder,
     TournamentResult,
     check_unused,
     final_result,
     open_run,
-    store_game,
     stored_config,
 )
 
@@ -171,22 +169,16 @@ def run_contract_tournament(
     missing = [i for i in range(len(games)) if i not in done]
     if watch is not None and watch.decided:
         missing = []  # decided before it was stopped: nothing more to play
-    bar = tqdm(total=len(games), initial=len(done), unit="game", disable=not progress)
+    names = [s.name for s in specs]
+    recorder = GameRecorder(run_dir, names, len(games), len(done), progress, watch)
     (run_dir / ERROR_FILE).unlink(missing_ok=True)  # a failure before this run's is gone
     try:
         for game_id in missing:
             stored = _play_one(game, play, config, players, games[game_id], game_id, run_dir)
-            store_game(run_dir, stored)
-            bar.set_postfix_str(f"{stored.white}-{stored.black} {stored.result}", refresh=False)
-            bar.update(1)
-            if watch is not None and watch.add(game_id, stored.white, stored.result):
-                if progress:
-                    tqdm.write(watch.line())
-                if watch.decided:
-                    break
+            if recorder.add(stored):
+                break
     finally:
-        bar.close()
-    names = [s.name for s in specs]
+        recorder.close()
     return final_result(run_dir, names, len(games), progress, watch=watch)
 
 

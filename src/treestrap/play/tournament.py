@@ -47,15 +47,14 @@ from treestrap.play.sessions import check_player
 from treestrap.play.sprt_match import MatchDecided, SprtWatch, check_sprt, resumed_watch
 from treestrap.play.timecontrol import TimeControl, parse_time_control
 from treestrap.play.tournament_store import (
+    GameRecorder,
     TournamentResult,
     check_unused,
     final_result,
     open_run,
-    store_game,
     stored_config,
 )
 from treestrap.rating.results import DB_NAME
-from treestrap.rating.standings import format_standings, standings
 
 #: Standings are printed after every this many games (and at the end).
 STANDINGS_EVERY = 10
@@ -268,13 +267,11 @@ def _play(
     decides; returns the ids given up."""
     names = [p.name for p in plan.players]
     total = len(plan.games)
-    played = total - len(missing)
-    bar = tqdm(total=total, initial=played, unit="game", disable=not progress)
+    recorder = GameRecorder(
+        run_dir, names, total, total - len(missing), progress, watch, STANDINGS_EVERY
+    )
 
     def on_done(game_id: int, record: GameRecord) -> None:
-        nonlocal played
-        played += 1
-        show = progress and played < total and played % STANDINGS_EVERY == 0
         game = StoredGame(
             game_id,
             int(plan.games[game_id].round),
@@ -287,18 +284,9 @@ def _play(
             record.pgn,
             now(),
         )
-        store_game(run_dir, game)
-        bar.set_postfix_str(f"{record.white}-{record.black} {record.result}", refresh=False)
-        bar.update(1)
-        if show:
-            with ResultsDB.open(run_dir) as db:
-                results = db.results()
-            tqdm.write(format_standings(standings(names, results)))
-        if watch is not None and watch.add(game_id, record.white, record.result) is not None:
-            if progress:
-                tqdm.write(watch.line())
-            if watch.decided:
-                raise MatchDecided(watch.result)
+        if recorder.add(game):
+            assert watch is not None and watch.result is not None
+            raise MatchDecided(watch.result)
 
     def on_problem(message: str) -> None:
         tqdm.write(f"warning: {message}", file=sys.stderr)
@@ -308,4 +296,4 @@ def _play(
     except MatchDecided:
         return []  # the runner stopped the games in flight; they are not needed
     finally:
-        bar.close()
+        recorder.close()

@@ -146,6 +146,48 @@ def store_game(run_dir: Path, game: StoredGame) -> None:
         fh.write(game.pgn + "\n\n")
 
 
+class GameRecorder:
+    """What every tournament does as each of its games ends: store it
+    (:func:`store_game`), move the progress bar, print the standings every
+    ``standings_every`` games (0: never) and count it for the SPRT ``watch``, if any."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        names: list[str],
+        scheduled: int,
+        played: int,
+        progress: bool,
+        watch: SprtWatch | None = None,
+        standings_every: int = 0,
+    ) -> None:
+        self.run_dir, self.names, self.scheduled = run_dir, names, scheduled
+        self.played, self.progress, self.watch = played, progress, watch
+        self.standings_every = standings_every
+        self.bar = tqdm(total=scheduled, initial=played, unit="game", disable=not progress)
+
+    def add(self, game: StoredGame) -> bool:
+        """Record one finished game; whether the SPRT has now decided the match."""
+        store_game(self.run_dir, game)
+        self.played += 1
+        self.bar.set_postfix_str(f"{game.white}-{game.black} {game.result}", refresh=False)
+        self.bar.update(1)
+        every = self.standings_every
+        if self.progress and every and self.played < self.scheduled and self.played % every == 0:
+            with ResultsDB.open(self.run_dir) as db:
+                results = db.results()
+            tqdm.write(format_standings(standings(self.names, results)))
+        watch = self.watch
+        if watch is None or watch.add(game.id, game.white, game.result) is None:
+            return False
+        if self.progress:
+            tqdm.write(watch.line())
+        return watch.decided
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 def final_result(
     run_dir: Path,
     names: list[str],
