@@ -110,6 +110,21 @@ def test_a_change_reaches_the_round_in_progress_only_where_its_step_has_not_begu
     assert settings["budget"]["gate"]["max_games"] == 900
 
 
+def test_settings_given_together_each_reach_the_first_round_their_step_allows(
+    tmp_path: Path,
+) -> None:
+    run = _run_in_round_one(tmp_path)  # its self-play has begun, its fit not
+    both = [("selfplay.games", 6000), ("fit.epochs", 20)]
+    open_run(run, STANDARD, 0, "both", CHESS, both)
+    assert _round_one(run).fit.epochs == 20
+    assert _round_one(run).selfplay.games == STANDARD.selfplay.games
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    assert [(c["from_round"], c["set"], c["command"]) for c in settings["changes"]] == [
+        (1, {"fit.epochs": 20}, "both"),
+        (2, {"selfplay.games": 6000}, "both"),
+    ]
+
+
 def test_a_bad_change_is_refused_and_leaves_the_run_as_it_was(tmp_path: Path) -> None:
     run = _run_in_round_one(tmp_path)
     before = (run / SETTINGS_FILE).read_text()

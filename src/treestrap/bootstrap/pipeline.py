@@ -117,8 +117,8 @@ def _record_changes(
     provider: BootstrapProvider,
 ) -> None:
     """Apply ``changes`` to ``settings`` (written back when the run exists) and list
-    them with the first round they reach: the round in progress when none of the steps
-    they change has begun there (its own budget changed with them), else the next."""
+    them with the first round they reach: each the round in progress when its step has
+    not begun there (that round's own budget changed with it), else the next."""
     from treestrap.bootstrap.budget_changes import ROUND_BUDGET_FILE, changed_budget
 
     budget = changed_budget(settings["budget"], changes)
@@ -129,18 +129,22 @@ def _record_changes(
         return
     number = len(finished_rounds(run))
     folder = round_dir(run, number)
-    first = number
+    now, later = changes, []
     if folder.exists():
+        now = [c for c in changes if not _step_begun(folder, c[0])]
+        later = [c for c in changes if _step_begun(folder, c[0])]
         pinned = folder / ROUND_BUDGET_FILE
         began = json.loads(pinned.read_text()) if pinned.exists() else settings["budget"]
-        if any(_step_begun(folder, key) for key, _ in changes):
-            first = number + 1
-        else:
-            began = changed_budget(began, changes)
+        began = changed_budget(began, now)
+        provider.budget_from_json(began)
         pinned.write_text(json.dumps(began, indent=1) + "\n")
     settings["budget"] = budget
-    entry = {"from_round": first, "set": dict(changes), "command": command}
-    settings["changes"] = [*settings.get("changes", []), entry]
+    entries = [
+        {"from_round": first, "set": dict(group), "command": command}
+        for first, group in ((number, now), (number + 1, later))
+        if group
+    ]
+    settings["changes"] = [*settings.get("changes", []), *entries]
     if (run / SETTINGS_FILE).exists():
         from treestrap.training.files import write_atomic
 
