@@ -214,14 +214,14 @@ def test_measure_command_writes_its_table(
     argv += ["--out", str(tmp_path), "--quiet"]
     assert run_cli(argv) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^hand-set-d2\s+\d+\.\d% \[", out, re.M)
+    assert re.search(r"^hand-set-d2\s+2\s+\d+\.\d% \[", out, re.M)
     data = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))
     # the random start is measured beside them as a reference
     assert [p["player"] for p in data["players"]] == ["hand-set-d2", "random", "random-weights-d2"]
     assert data["players"][0]["best_move"]["total"] == 20
     assert data["players"][0]["games"][0]["games"] == 2
     rows = (tmp_path / "measure.csv").read_text(encoding="utf-8").splitlines()
-    assert len(rows) == 4 and rows[0].startswith("player,spec,depth,best_move")
+    assert len(rows) == 4 and rows[0].startswith("player,spec,depth,seconds,mean_depth,best_move")
 
 
 # ------------------------------------------------------------------ tournaments

@@ -54,11 +54,21 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
         "players",
         nargs="+",
         metavar="PLAYER",
-        help="WEIGHTS.npz[:depth=N], hand-set, random-weights[:seed=S], perfect[:p=P], "
-        "random; a search player without depth= is measured at each of --depths",
+        help="WEIGHTS.npz[:depth=N|:time=S], hand-set, random-weights[:seed=S], "
+        "perfect[:p=P], random; a search player without depth= or time= is measured at "
+        "each of --depths and --times",
     )
     m.add_argument(
-        "--depths", default=DEFAULT_DEPTHS, help=f"search depths (default {DEFAULT_DEPTHS})"
+        "--depths",
+        default=None,
+        help=f"search depths (default {DEFAULT_DEPTHS}; none when only --times is given)",
+    )
+    m.add_argument(
+        "--times",
+        default="",
+        metavar="SECONDS",
+        help="seconds a move, comma-separated: the search deepens while the next depth is "
+        "expected to end in time (default: none)",
     )
     m.add_argument(
         "--games",
@@ -97,8 +107,8 @@ def add_versus_parser(actions: Any) -> None:
         "was thrown away",
         description="Each player moves first from the start position (the empty board "
         "unless --start) against the perfect second player (exact scores: the longest "
-        "loss, the quickest win), at each of --depths; prints each game's moves, result "
-        "and the first ply where the player turned a won game into a draw or loss. "
+        "loss, the quickest win), at each of --depths and --times; prints each game's moves, "
+        "result and the first ply where the player turned a won game into a draw or loss. "
         "Solved positions are kept in --cache, so each is solved once (near the empty "
         "board a solve takes minutes).",
     )
@@ -106,10 +116,20 @@ def add_versus_parser(actions: Any) -> None:
         "players",
         nargs="+",
         metavar="PLAYER",
-        help="WEIGHTS.npz[:depth=N], hand-set, random-weights[:seed=S], random; a search "
-        "player without depth= plays at each of --depths",
+        help="WEIGHTS.npz[:depth=N|:time=S], hand-set, random-weights[:seed=S], random; a "
+        "search player without depth= or time= plays at each of --depths and --times",
     )
-    v.add_argument("--depths", default="4,8,12", help="search depths (default 4,8,12)")
+    v.add_argument(
+        "--depths",
+        default=None,
+        help="search depths (default 4,8,12; none when only --times is given)",
+    )
+    v.add_argument(
+        "--times",
+        default="",
+        metavar="SECONDS",
+        help="seconds a move, comma-separated (default: none)",
+    )
     v.add_argument(
         "--cache",
         metavar="FILE",
@@ -182,8 +202,39 @@ def _whole(text: str, what: str, low: int, high: int | None = None) -> int:
 def _depths(text: str) -> list[int]:
     from treestrap.games.connect4_players import MAX_DEPTH
 
-    depths = [_whole(d.strip(), "--depths: a depth", 1, MAX_DEPTH) for d in text.split(",")]
-    return sorted(set(depths))
+    words = [d.strip() for d in text.split(",") if d.strip()]
+    return sorted({_whole(d, "--depths: a depth", 1, MAX_DEPTH) for d in words})
+
+
+def _times(text: str) -> list[float]:
+    from treestrap.games.connect4_players import MAX_SECONDS
+
+    found = []
+    for word in filter(None, (w.strip() for w in text.split(","))):
+        try:
+            seconds = float(word)
+        except ValueError:
+            seconds = -1.0
+        if not 0.0 < seconds <= MAX_SECONDS:
+            raise ValueError(
+                f"--times: each must be seconds above 0, at most {MAX_SECONDS:g}, got {word!r}"
+            )
+        found.append(seconds)
+    return sorted(set(found))
+
+
+def _searches(specs: list[Any], depths_text: str | None, default: str, times_text: str) -> list:
+    """Each search player at each depth and each time a move (a player whose spec fixes
+    either is measured once), every other player once."""
+    times = _times(times_text)
+    depths = _depths(depths_text if depths_text is not None else "" if times else default)
+    runs = []
+    for spec in specs:
+        if spec.kind != "search" or spec.fixed:
+            runs.append(spec)
+            continue
+        runs += [spec.with_depth(d) for d in depths] + [spec.with_time(t) for t in times]
+    return list({s.name: s for s in runs}.values())
 
 
 def _probabilities(text: str) -> list[float]:
@@ -216,7 +267,6 @@ def _measure(args: argparse.Namespace) -> int:
     from treestrap.games.connect4_players import (
         HAND_SET,
         RANDOM_WEIGHTS,
-        SEARCH,
         make_player,
         parse_connect4_player,
         parse_connect4_players,
@@ -230,7 +280,6 @@ def _measure(args: argparse.Namespace) -> int:
     from treestrap.play.connect4.reference import load_reference
     from treestrap.play.connect4.report import format_table, write_reports
 
-    depths = _depths(args.depths)
     ps = _probabilities(args.p)
     games = _whole(args.games, "--games", 0)
     if games % 2:
@@ -244,8 +293,7 @@ def _measure(args: argparse.Namespace) -> int:
         given = {s.model for s in specs}
         specs += [parse_connect4_player(r) for r in (HAND_SET, RANDOM_WEIGHTS) if r not in given]
     positions = load_reference(args.positions)[::every]
-    runs = [s.with_depth(d) for s in specs for d in (depths if s.kind == SEARCH else [0])]
-    runs = list({s.name: s for s in runs}.values())  # a fixed depth is measured once
+    runs = _searches(specs, args.depths, DEFAULT_DEPTHS, args.times)
     solver = Solver()
     openings = random_openings(games // 2, plies, seed)
     values = opening_results(openings, solver)
@@ -271,7 +319,8 @@ def _measure(args: argparse.Namespace) -> int:
     if args.out:
         setup = {
             "players": list(args.players),
-            "depths": depths,
+            "depths": sorted({s.depth for s in runs if s.depth is not None}),
+            "times": sorted({s.seconds for s in runs if s.seconds is not None}),
             "positions_file": str(args.positions),
             "positions": len(positions),
             "every": every,
@@ -300,7 +349,6 @@ def _versus(args: argparse.Namespace) -> int:
         summary_lines,
     )
 
-    depths = _depths(args.depths)
     seeds = _whole(args.seeds, "--seeds", 1)
     bits = _whole(args.table_bits, "--table-bits", 10, 30)
     try:
@@ -312,8 +360,7 @@ def _versus(args: argparse.Namespace) -> int:
     specs = parse_connect4_players(args.players)
     if any(s.kind != SEARCH and s.kind != "random" for s in specs):
         raise ValueError("versus-perfect plays search players and random, not perfect ones")
-    runs = [s.with_depth(d) for s in specs for d in (depths if s.kind == SEARCH else [0])]
-    runs = list({s.name: s for s in runs}.values())
+    runs = _searches(specs, args.depths, "4,8,12", args.times)
     cache = Path(args.cache) if args.cache else default_cache_path()
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     solved = SolvedPositions(cache, bits, log)
@@ -339,7 +386,8 @@ def _versus(args: argparse.Namespace) -> int:
         path = out / "versus-perfect.json"
         setup = {
             "players": list(args.players),
-            "depths": depths,
+            "depths": sorted({s.depth for s in runs if s.depth is not None}),
+            "times": sorted({s.seconds for s in runs if s.seconds is not None}),
             "seeds": seeds,
             "start": args.start,
             "exact": not args.result_only,

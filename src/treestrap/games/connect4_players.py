@@ -11,8 +11,10 @@
 ``PATH.npz[:depth=N]``          a search over a Connect Four weight file
 ==============================  ====================================================
 
-A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`); options join
-with ``:`` (``random-weights:seed=3:depth=2``). ``NAME=SPEC`` names a player; otherwise
+A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`), or with
+``time=S`` (instead of a depth) deepens one ply at a time while the next depth is
+expected to end within S seconds of the move's start; options join with ``:``
+(``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``). ``NAME=SPEC`` names a player; otherwise
 the name is made from the spec. Parsing checks files and loads weight files, so a typo
 or a chess weight file fails before any game starts.
 
@@ -48,9 +50,12 @@ DEFAULT_DEPTH = 4
 MAX_DEPTH = 42
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 FORMS = (
-    "perfect, perfect:p=P, random, hand-set[:depth=N], random-weights[:seed=S][:depth=N], "
-    "PATH.npz[:depth=N], optionally as NAME=SPEC"
+    "perfect, perfect:p=P, random, hand-set[:depth=N|:time=S], "
+    "random-weights[:seed=S][:depth=N|:time=S], PATH.npz[:depth=N|:time=S], "
+    "optionally as NAME=SPEC"
 )
+#: The longest time a move a search player may be given (seconds).
+MAX_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -63,12 +68,26 @@ class Connect4PlayerSpec:
     model: str = ""
     seed: int = 0  # random-weights: the weights' seed
     depth: int | None = None  # search: None takes DEFAULT_DEPTH (or the caller's)
+    seconds: float | None = None  # search: a time a move instead of a depth
+
+    @property
+    def fixed(self) -> bool:
+        """Whether the spec itself says how far the player searches."""
+        return self.depth is not None or self.seconds is not None
 
     def with_depth(self, depth: int) -> Connect4PlayerSpec:
-        """This search player at ``depth`` unless its spec fixed one, named for it."""
-        if self.kind != SEARCH or self.depth is not None:
+        """This search player at ``depth`` unless its spec fixed a depth or a time,
+        named for it."""
+        if self.kind != SEARCH or self.fixed:
             return self
         return replace(self, depth=depth, name=f"{self.name}-d{depth}")
+
+    def with_time(self, seconds: float) -> Connect4PlayerSpec:
+        """This search player at ``seconds`` a move unless its spec fixed a depth or a
+        time, named for it."""
+        if self.kind != SEARCH or self.fixed:
+            return self
+        return replace(self, seconds=seconds, name=f"{self.name}-t{seconds:g}s")
 
 
 def _options(parts: list[str], allowed: tuple[str, ...], text: str) -> dict[str, str]:
@@ -90,6 +109,18 @@ def _depth(value: str | None, text: str) -> int | None:
     if not value.isdigit() or not 1 <= int(value) <= MAX_DEPTH:
         raise ValueError(f"player {text!r}: depth must be a whole number 1-{MAX_DEPTH}")
     return int(value)
+
+
+def _seconds(value: str | None, text: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0.0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"player {text!r}: time must be seconds above 0, at most {MAX_SECONDS:g}")
+    return seconds
 
 
 def _probability(value: str | None, text: str) -> float:
@@ -116,8 +147,10 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         _options(parts, (), text)
         return Connect4PlayerSpec(name or RANDOM, RANDOM)
     if base == HAND_SET or base == RANDOM_WEIGHTS or base.lower().endswith(".npz"):
-        allowed = ("seed", "depth") if base == RANDOM_WEIGHTS else ("depth",)
+        allowed = ("seed", "depth", "time") if base == RANDOM_WEIGHTS else ("depth", "time")
         opts = _options(parts, allowed, text)
+        if "depth" in opts and "time" in opts:
+            raise ValueError(f"player {text!r}: a depth or a time, not both")
         seed_text = opts.get("seed", "0")
         if not seed_text.isdigit():
             raise ValueError(f"player {text!r}: seed must be a whole number")
@@ -126,9 +159,14 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         if base.lower().endswith(".npz"):
             auto = Path(base).stem
         depth = _depth(opts.get("depth"), text)
+        seconds = _seconds(opts.get("time"), text)
         if depth is not None:
             auto = f"{auto}-d{depth}"
-        found = Connect4PlayerSpec(name or auto, SEARCH, model=base, seed=seed, depth=depth)
+        if seconds is not None:
+            auto = f"{auto}-t{seconds:g}s"
+        found = Connect4PlayerSpec(
+            name or auto, SEARCH, model=base, seed=seed, depth=depth, seconds=seconds
+        )
         if base not in (HAND_SET, RANDOM_WEIGHTS):
             load_model(found)  # a missing file or a chess weight file fails now
         return found
@@ -222,22 +260,65 @@ class PerfectPlayer:
 
 
 class SearchPlayer:
-    """The best move of a fixed-depth search over a model's evaluation."""
+    """The best move of a search over a model's evaluation: to a fixed depth, or with
+    ``seconds`` deepening while the next depth is expected to end in time."""
 
-    def __init__(self, name: str, model: Any, depth: int) -> None:
+    def __init__(self, name: str, model: Any, depth: int, seconds: float | None = None) -> None:
         from treestrap.connect4.search import Connect4Search
 
         self.name = name
         self.evaluator = model.evaluator()
         self.depth = depth
+        self.seconds = seconds
         self.search = Connect4Search(tt_bits=18)
+        #: the depth each timed move reached, in order (a measurement reports them)
+        self.timed_depths: list[int] = []
 
     def new_game(self, seed: int) -> None:
         pass  # the search is deterministic: nothing to seed
 
+    def static_value(self, pos: Position) -> float:
+        """The evaluation of ``pos`` for its side to move, no search."""
+        from treestrap.connect4.evaluator import evaluate
+
+        return float(evaluate(copy_position(pos), self.evaluator))
+
     def choose(self, pos: Position) -> int:
+        if self.seconds is not None:
+            return self._choose_in_time(pos, self.seconds)
         result = self.search.search(copy_position(pos), self.evaluator, self.depth)
         return int(result.best_move)
+
+    def _choose_in_time(self, pos: Position, seconds: float) -> int:
+        """Iterative deepening: each next depth starts only when the last one's time,
+        times the growth from the one before it, still ends within ``seconds``; stops
+        at a proven result or the end of the game."""
+        import time
+
+        from treestrap.connect4.bits import CELLS
+        from treestrap.connect4.board import ST_PLY
+        from treestrap.search.value import MATE_BOUND
+
+        start = time.perf_counter()
+        left = CELLS - int(pos.st[ST_PLY])
+        move, last, growth = -1, 0.0, GROWTH_GUESS
+        for depth in range(1, left + 1):
+            began = time.perf_counter()
+            result = self.search.search(copy_position(pos), self.evaluator, depth)
+            move, took = int(result.best_move), time.perf_counter() - began
+            if depth > 1 and last > 0.0:
+                growth = min(max(took / last, 1.0), GROWTH_CAP)
+            last = took
+            spent = time.perf_counter() - start
+            if abs(result.value) >= MATE_BOUND or spent + took * growth > seconds:
+                break
+        self.timed_depths.append(depth)
+        return move
+
+
+#: A timed search's first guess of how much longer the next depth takes, and the
+#: most it assumes (a tiny first iteration makes the measured ratio noisy).
+GROWTH_GUESS, GROWTH_CAP = 3.0, 8.0
 
 
 def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:
@@ -247,7 +328,7 @@ def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:
         return PerfectPlayer(spec.name, spec.p, solver)
     if spec.kind == RANDOM:
         return RandomPlayer(spec.name)
-    return SearchPlayer(spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH)
+    return SearchPlayer(spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH, spec.seconds)
 
 
 def make_players(specs: list[Connect4PlayerSpec]) -> list[MovePlayer]:

@@ -5,7 +5,9 @@ Two measures, both exact because the game is solved:
 * over scored reference positions: the share where the player's move is a best move
   (the highest score), and the share where it keeps the game-theoretic result (a win
   stays a win, a draw a draw; from a lost position every move keeps it), each with a
-  95% Wilson interval;
+  95% Wilson interval; for a search player also the share of the won and lost
+  positions whose static value (its evaluation, no search) has the result's sign
+  (drawn positions have no sign to match and are left out);
 * games against the exact solver and weakened ones (a random move with probability
   ``p``), from seeded random openings, each played with both colours: wins, draws and
   losses, the score; of the games whose opening perfect play wins or draws for the
@@ -17,13 +19,13 @@ Two measures, both exact because the game is solved:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tqdm import tqdm
 
-from treestrap.connect4.board import parse_moves
+from treestrap.connect4.board import Position, parse_moves
 from treestrap.games.connect4_players import PerfectPlayer
 from treestrap.games.contract import MovePlayer
 from treestrap.play.connect4.game import FIRST_WINS, SECOND_WINS, play_connect4_game
@@ -83,6 +85,19 @@ def position_agreement(
         if bar is not None:
             bar.update(1)
     return Share(best, len(positions)), Share(kept, len(positions))
+
+
+def static_sign_agreement(
+    static_value: Callable[[Position], float], positions: Sequence[ReferencePosition]
+) -> Share:
+    """The share of the won and lost ``positions`` whose static value for the side to
+    move has the sign of the position's result (a value of 0 matches neither)."""
+    decisive = [ref for ref in positions if ref.best != 0]
+    hits = 0
+    for ref in decisive:
+        value = static_value(parse_moves(ref.moves))
+        hits += (value > 0) == (ref.best > 0) and value != 0
+    return Share(hits, len(decisive))
 
 
 @dataclass
@@ -188,14 +203,22 @@ class PlayerMeasure:
     best: Share
     kept: Share
     games: list[GamesAgainst]
+    #: the static value's sign against the result (search players only)
+    static_sign: Share | None = None
+    #: a timed player's seconds a move, and the mean depth its moves on the positions reached
+    seconds: float | None = None
+    mean_depth: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "player": self.name,
             "spec": self.spec,
             "depth": self.depth,
+            "seconds": self.seconds,
+            "mean_depth": self.mean_depth,
             "best_move": self.best.to_dict(),
             "keeps_result": self.kept.to_dict(),
+            "static_sign": None if self.static_sign is None else self.static_sign.to_dict(),
             "games": [g.to_dict() for g in self.games],
         }
 
@@ -214,12 +237,17 @@ def measure_player(
 ) -> PlayerMeasure:
     """Both measures of one player; opponents are perfect players sharing ``solver``."""
     total = len(positions) + 2 * len(openings) * len(ps)
+    static_value = getattr(player, "static_value", None)
+    seconds = getattr(player, "seconds", None)
     with tqdm(total=total, unit="step", desc=player.name, disable=not progress) as bar:
         best, kept = position_agreement(player, positions, bar)
+        sign = None if static_value is None else static_sign_agreement(static_value, positions)
+        reached = list(getattr(player, "timed_depths", []))
+        mean_depth = sum(reached) / len(reached) if seconds is not None and reached else None
         games = [
             games_against(
                 player, PerfectPlayer(f"perfect-p{p:g}", p, solver), openings, values, seed, bar
             )
             for p in ps
         ]
-    return PlayerMeasure(player.name, spec, depth, best, kept, games)
+    return PlayerMeasure(player.name, spec, depth, best, kept, games, sign, seconds, mean_depth)

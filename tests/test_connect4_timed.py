@@ -1,0 +1,80 @@
+"""Connect Four search players with a time a move, and the static value's sign as a
+measure (``hand-set:time=S``, ``treestrap measure --game connect4 --times``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from treestrap.cli import main
+from treestrap.connect4.board import format_moves, parse_moves
+from treestrap.games.connect4_model import hand_written_connect4_model
+from treestrap.games.connect4_players import SearchPlayer, make_player, parse_connect4_player
+from treestrap.play.connect4.measure import static_sign_agreement
+from treestrap.play.connect4.reference import ReferencePosition
+
+
+def run_cli(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def test_a_time_a_move_parses_and_is_kept_by_the_depth_sweep() -> None:
+    timed = parse_connect4_player("hand-set:time=0.05")
+    assert (timed.name, timed.seconds, timed.depth) == ("hand-set-t0.05s", 0.05, None)
+    assert timed.with_depth(4) == timed  # a fixed time is measured once
+    swept = parse_connect4_player("hand-set").with_time(0.5)
+    assert (swept.name, swept.seconds) == ("hand-set-t0.5s", 0.5)
+    assert parse_connect4_player("hand-set:depth=3").with_time(0.5).seconds is None
+    for bad in ("time=0", "time=x", "time=61", "time=1:depth=2"):
+        with pytest.raises(ValueError, match=r"time|depth"):
+            parse_connect4_player(f"hand-set:{bad}")
+
+
+def test_a_timed_player_stops_at_a_proven_win() -> None:
+    # The first player has three in the bottom row with both ends open: a win in 1.
+    pos = parse_moves("112233")
+    player = make_player(parse_connect4_player("hand-set:time=30"))
+    assert isinstance(player, SearchPlayer)
+    assert player.choose(pos) == 3  # column 4 makes four at once
+    # A proven result ends the deepening long before the board is full or 30 s pass.
+    assert player.timed_depths and player.timed_depths[-1] <= 2
+
+
+def test_a_timed_player_deepens_past_a_tiny_budget_only_once() -> None:
+    player = SearchPlayer("h", hand_written_connect4_model(), depth=4, seconds=1e-6)
+    player.choose(parse_moves("4"))
+    # The first depth always runs; a budget it already used up allows no second one.
+    assert player.timed_depths == [1]
+    roomy = SearchPlayer("h", hand_written_connect4_model(), depth=4, seconds=2.0)
+    roomy.choose(parse_moves("44"))
+    assert roomy.timed_depths[0] > 1
+
+
+def test_static_sign_is_counted_over_the_decided_positions() -> None:
+    def ref(moves: str, best: int) -> ReferencePosition:
+        return ReferencePosition(moves, (best, best - 1, best - 1, best - 1, -9, -9, -9))
+
+    refs = [ref("4", 5), ref("44", -3), ref("444", 0), ref("4444", 2)]
+    values = {"4": 1.0, "44": 2.0, "444": 7.0, "4444": 0.0}
+    share = static_sign_agreement(lambda pos: values[format_moves(pos)], refs)
+    # decided: "4" (win, +1: hit), "44" (loss, +2: miss), "4444" (win, 0: miss)
+    assert (share.hits, share.total) == (1, 3)
+
+
+def test_measure_with_times_reports_the_depth_reached(shared_data, tmp_path: Path) -> None:
+    positions = shared_data("connect4/solved-1000.txt")
+    argv = ["measure", "--game", "connect4", "hand-set", "--times", "0.01", "--games", "0"]
+    argv += ["--positions", str(positions), "--every", "100", "--no-references", "--quiet"]
+    assert run_cli([*argv, "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))
+    (only,) = data["players"]  # --times alone measures no depth
+    assert only["player"] == "hand-set-t0.01s" and only["seconds"] == 0.01
+    assert only["depth"] is None and only["mean_depth"] >= 1.0
+    assert only["best_move"]["total"] == 10
+    decided = only["static_sign"]["total"]
+    assert 0 < decided <= 10 and data["times"] == [0.01]
