@@ -52,11 +52,11 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
     """The arguments of Connect Four's measurement (``treestrap measure --game connect4``)."""
     m.add_argument(
         "players",
-        nargs="+",
+        nargs="*",
         metavar="PLAYER",
-        help="WEIGHTS.npz[:depth=N|:time=S], hand-set, random-weights[:seed=S], "
-        "perfect[:p=P], random; a search player without depth= or time= is measured at "
-        "each of --depths and --times",
+        help="zero (the shipped preset; the default), WEIGHTS.npz, hand-set, "
+        "random-weights[:seed=S], each with :depth=N or :time=S; perfect[:p=P], random; a "
+        "search player without depth= or time= is measured at each of --depths and --times",
     )
     m.add_argument(
         "--depths",
@@ -114,10 +114,11 @@ def add_versus_parser(actions: Any) -> None:
     )
     v.add_argument(
         "players",
-        nargs="+",
+        nargs="*",
         metavar="PLAYER",
-        help="WEIGHTS.npz[:depth=N|:time=S], hand-set, random-weights[:seed=S], random; a "
-        "search player without depth= or time= plays at each of --depths and --times",
+        help="zero (the shipped preset; the default), WEIGHTS.npz, hand-set, "
+        "random-weights[:seed=S], each with :depth=N or :time=S; random; a search player "
+        "without depth= or time= plays at each of --depths and --times",
     )
     v.add_argument(
         "--depths",
@@ -265,6 +266,7 @@ def run_old_measure(args: argparse.Namespace) -> int:
 def _measure(args: argparse.Namespace) -> int:
     from treestrap.connect4.solver import Solver
     from treestrap.games.connect4_players import (
+        DEFAULT_PLAYER,
         HAND_SET,
         RANDOM_WEIGHTS,
         make_player,
@@ -288,7 +290,7 @@ def _measure(args: argparse.Namespace) -> int:
     seed = _whole(args.seed, "--seed", 0)
     plies_text = args.opening_plies or str(DEFAULT_OPENING_PLIES)
     plies = _whole(plies_text, "--opening-plies", 0, MAX_OPENING_PLIES)
-    specs = parse_connect4_players(args.players)
+    specs = parse_connect4_players(args.players or [DEFAULT_PLAYER])
     if args.references:  # the hand-written evaluation and the random start beside them
         given = {s.model for s in specs}
         specs += [parse_connect4_player(r) for r in (HAND_SET, RANDOM_WEIGHTS) if r not in given]
@@ -341,7 +343,12 @@ def _versus(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from treestrap.connect4.board import NOT_TERMINAL, parse_moves, terminal_value
-    from treestrap.games.connect4_players import SEARCH, make_player, parse_connect4_players
+    from treestrap.games.connect4_players import (
+        DEFAULT_PLAYER,
+        SEARCH,
+        make_player,
+        parse_connect4_players,
+    )
     from treestrap.play.connect4.solved import SolvedPositions, default_cache_path
     from treestrap.play.connect4.versus import (
         CachedPerfectPlayer,
@@ -357,7 +364,7 @@ def _versus(args: argparse.Namespace) -> int:
         raise ValueError(f"--start: {exc}") from None
     if terminal_value(start) != NOT_TERMINAL:
         raise ValueError(f"--start: the game is over after {args.start!r}")
-    specs = parse_connect4_players(args.players)
+    specs = parse_connect4_players(args.players or [DEFAULT_PLAYER])
     if any(s.kind != SEARCH and s.kind != "random" for s in specs):
         raise ValueError("versus-perfect plays search players and random, not perfect ones")
     runs = _searches(specs, args.depths, "4,8,12", args.times)

@@ -107,15 +107,21 @@ def _chain(model: Any) -> str:
 
 
 def _shipped_file(name: str) -> str:
-    """A shipped preset's file in the package, for ``weights show PRESET``; any other
-    name as it is (a file a preset's name does not shadow)."""
-    if name not in SHIPPED_PRESETS or Path(name).exists():
-        return name
+    """A shipped preset's file in the package, for ``weights show PRESET`` (chess's, or
+    another game's by its facts); any other name as it is (a file a preset's name does
+    not shadow)."""
     from importlib.resources import files
 
-    from treestrap.evaluation.presets import SHIPPED_FILES
+    from treestrap.games.registry import shipped_preset_file
 
-    return str(files("treestrap.evaluation.data") / SHIPPED_FILES[name])
+    if Path(name).exists():
+        return name
+    if name in SHIPPED_PRESETS:
+        from treestrap.evaluation.presets import SHIPPED_FILES
+
+        return str(files("treestrap.evaluation.data") / SHIPPED_FILES[name])
+    other = shipped_preset_file(name)
+    return name if other is None else str(files("treestrap.evaluation.data") / other)
 
 
 def run_show(args: argparse.Namespace) -> int:

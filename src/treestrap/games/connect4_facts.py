@@ -48,4 +48,6 @@ CONNECT4_FACTS = GameFacts(
     games_file="games.txt",
     record_end="\n",
     bootstrap="treestrap.bootstrap.connect4_provider:CONNECT4_BOOTSTRAP",
+    # the best file of `treestrap bootstrap --game connect4`, shipped by tools/ship_preset.py
+    presets={"connect4-zero": "connect4-zero.npz"},
 )

@@ -115,6 +115,20 @@ def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkMode
     return Connect4Model(weights, metadata)
 
 
+#: The shipped Connect Four preset (``connect4_facts``' ``presets``): the best file of
+#: ``treestrap bootstrap --game connect4``, the default Connect Four player.
+PRESET = "connect4-zero"
+
+
+def shipped_connect4_model() -> Connect4Model | Connect4NetworkModel:
+    """The shipped preset, loaded (and checked) from the package's data."""
+    from importlib.resources import as_file, files
+
+    data = files("treestrap.evaluation.data") / CONNECT4_FACTS.presets[PRESET]
+    with as_file(data) as path:
+        return load_connect4_model(path)
+
+
 def random_connect4_model(seed: int = 0, scale: float = RANDOM_SCALE) -> Connect4Model:
     """Small random weights, uniform in ``[-scale, scale]``, reproducible by ``seed``."""
     rng = np.random.default_rng(seed)

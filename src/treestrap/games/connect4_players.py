@@ -8,6 +8,9 @@
 ``random``                      a uniformly random legal move
 ``hand-set[:depth=N]``          a search over the hand-written evaluation
 ``random-weights[:seed=S]...``  a search over small random weights (the random start)
+``zero[:depth=N]``               a search over the shipped preset ``connect4-zero``
+                                (``treestrap bootstrap --game connect4``'s best
+                                file): the default player
 ``PATH.npz[:depth=N]``          a search over a Connect Four weight file
 ==============================  ====================================================
 
@@ -44,13 +47,15 @@ from treestrap.connect4.board import (
 from treestrap.games.contract import MovePlayer
 
 PERFECT, RANDOM, SEARCH = "perfect", "random", "search"
-HAND_SET, RANDOM_WEIGHTS = "hand-set", "random-weights"
+HAND_SET, RANDOM_WEIGHTS, ZERO = "hand-set", "random-weights", "zero"
+#: The player a command measures when none is named: the shipped preset.
+DEFAULT_PLAYER = ZERO
 #: Plies a search player looks ahead when its spec does not say.
 DEFAULT_DEPTH = 4
 MAX_DEPTH = 42
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 FORMS = (
-    "perfect, perfect:p=P, random, hand-set[:depth=N|:time=S], "
+    "perfect, perfect:p=P, random, zero[:depth=N|:time=S], hand-set[:depth=N|:time=S], "
     "random-weights[:seed=S][:depth=N|:time=S], PATH.npz[:depth=N|:time=S], "
     "optionally as NAME=SPEC"
 )
@@ -146,7 +151,7 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
     if base == RANDOM:
         _options(parts, (), text)
         return Connect4PlayerSpec(name or RANDOM, RANDOM)
-    if base == HAND_SET or base == RANDOM_WEIGHTS or base.lower().endswith(".npz"):
+    if base in (HAND_SET, RANDOM_WEIGHTS, ZERO) or base.lower().endswith(".npz"):
         allowed = ("seed", "depth", "time") if base == RANDOM_WEIGHTS else ("depth", "time")
         opts = _options(parts, allowed, text)
         if "depth" in opts and "time" in opts:
@@ -167,7 +172,7 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         found = Connect4PlayerSpec(
             name or auto, SEARCH, model=base, seed=seed, depth=depth, seconds=seconds
         )
-        if base not in (HAND_SET, RANDOM_WEIGHTS):
+        if base not in (HAND_SET, RANDOM_WEIGHTS, ZERO):
             load_model(found)  # a missing file or a chess weight file fails now
         return found
     raise ValueError(f"unknown Connect Four player {text!r} (expected {FORMS})")
@@ -204,6 +209,8 @@ def load_model(spec: Connect4PlayerSpec) -> Any:
         return models.hand_written_connect4_model()
     if spec.model == RANDOM_WEIGHTS:
         return models.random_connect4_model(spec.seed)
+    if spec.model == ZERO:
+        return models.shipped_connect4_model()
     if not Path(spec.model).is_file():
         raise ValueError(f"weight file not found: {spec.model}")
     try:

@@ -76,6 +76,10 @@ class GameFacts:
     #: a :class:`~treestrap.bootstrap.provider.BootstrapProvider`, imported when a run
     #: starts), or "" for a game without the pipeline
     bootstrap: str = ""
+    #: its shipped presets: a name ``treestrap weights show`` takes -> the file's name in
+    #: the package's ``treestrap.evaluation.data`` (chess's are listed in
+    #: :mod:`treestrap.evaluation.presets`)
+    presets: Mapping[str, str] = field(default_factory=dict)
 
     def problem(self, config: Any) -> str | None:
         """The first option of ``config`` that this game refuses, as a message."""

@@ -37,6 +37,15 @@ def game_facts(name: str) -> GameFacts:
     return _FACTS[name]
 
 
+def shipped_preset_file(name: str) -> str | None:
+    """The package data file of a game's shipped preset ``name`` (None: no game ships
+    one of that name)."""
+    for facts in _FACTS.values():
+        if name in facts.presets:
+            return facts.presets[name]
+    return None
+
+
 def get_game(name: str) -> Game:
     """The compiled contract of game ``name``; ``ValueError`` lists the games."""
     facts = game_facts(name)
