@@ -8,7 +8,7 @@
 ``random``                      a uniformly random legal move
 ``hand-set[:depth=N]``          a search over the hand-written evaluation
 ``random-weights[:seed=S]...``  a search over small random weights (the random start)
-``zero[:depth=N]``               a search over the shipped preset ``connect4-zero``
+``zero[:depth=N]``              a search over the shipped preset ``connect4-zero``
                                 (``treestrap bootstrap --game connect4``'s best
                                 file): the default player
 ``PATH.npz[:depth=N]``          a search over a Connect Four weight file
@@ -17,9 +17,9 @@
 A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`), or with
 ``time=S`` (instead of a depth) deepens one ply at a time while the next depth is
 expected to end within S seconds of the move's start; options join with ``:``
-(``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``). ``NAME=SPEC`` names a player; otherwise
-the name is made from the spec. Parsing checks files and loads weight files, so a typo
-or a chess weight file fails before any game starts.
+(``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``). ``NAME=SPEC`` names a
+player; otherwise the name is made from the spec. Parsing checks files and loads weight
+files, so a typo or a chess weight file fails before any game starts.
 
 A player (a :class:`~treestrap.games.contract.MovePlayer`) is made once per tournament
 or measurement and told ``new_game`` with a seed before each game, so its random
