@@ -16,13 +16,6 @@ from treestrap.play.connect4.measure import static_sign_agreement
 from treestrap.play.connect4.reference import ReferencePosition
 
 
-def run_cli(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-
-
 def test_a_time_a_move_parses_and_is_kept_by_the_depth_sweep() -> None:
     timed = parse_connect4_player("hand-set:time=0.05")
     assert (timed.name, timed.seconds, timed.depth) == ("hand-set-t0.05s", 0.05, None)
@@ -70,7 +63,7 @@ def test_measure_with_times_reports_the_depth_reached(shared_data, tmp_path: Pat
     positions = shared_data("connect4/solved-1000.txt")
     argv = ["measure", "--game", "connect4", "hand-set", "--times", "0.01", "--games", "0"]
     argv += ["--positions", str(positions), "--every", "100", "--no-references", "--quiet"]
-    assert run_cli([*argv, "--out", str(tmp_path)]) == 0
+    assert main([*argv, "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))
     (only,) = data["players"]  # --times alone measures no depth
     assert only["player"] == "hand-set-t0.01s" and only["seconds"] == 0.01
