@@ -227,11 +227,13 @@ def _times(text: str) -> list[float]:
 def _searches(specs: list[Any], depths_text: str | None, default: str, times_text: str) -> list:
     """Each search player at each depth and each time a move (a player whose spec fixes
     either is measured once), every other player once."""
+    from treestrap.games.connect4_players import SEARCH
+
     times = _times(times_text)
     depths = _depths(depths_text if depths_text is not None else "" if times else default)
     runs = []
     for spec in specs:
-        if spec.kind != "search" or spec.fixed:
+        if spec.kind != SEARCH or spec.fixed:
             runs.append(spec)
             continue
         runs += [spec.with_depth(d) for d in depths] + [spec.with_time(t) for t in times]
@@ -320,7 +322,7 @@ def _measure(args: argparse.Namespace) -> int:
     print(format_table(measures))
     if args.out:
         setup = {
-            "players": list(args.players),
+            "players": list(args.players or [DEFAULT_PLAYER]),
             "depths": sorted({s.depth for s in runs if s.depth is not None}),
             "times": sorted({s.seconds for s in runs if s.seconds is not None}),
             "positions_file": str(args.positions),
@@ -392,7 +394,7 @@ def _versus(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         path = out / "versus-perfect.json"
         setup = {
-            "players": list(args.players),
+            "players": list(args.players or [DEFAULT_PLAYER]),
             "depths": sorted({s.depth for s in runs if s.depth is not None}),
             "times": sorted({s.seconds for s in runs if s.seconds is not None}),
             "seeds": seeds,
