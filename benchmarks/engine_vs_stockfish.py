@@ -59,7 +59,7 @@ from stockfish_builds import StockfishBuild, select_builds
 from treestrap.core.notation import parse_fen
 from treestrap.engine.engine import Engine
 from treestrap.engine.uci import preset_model
-from treestrap.evaluation.preset_names import HAND_SET, LEARNED, LEARNED_NET, PRESET_NAMES
+from treestrap.evaluation.preset_names import HAND_SET, LEARNED, PRESET_NAMES, ZERO
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.search.timeman import SearchLimits
 
@@ -224,7 +224,7 @@ def main() -> int:
         action="append",
         metavar="NAME|FILE",
         help=f"treestrap's weights: a preset or a weight file, repeatable "
-        f"(default {HAND_SET}, {LEARNED} and the network preset {LEARNED_NET})",
+        f"(default {HAND_SET}, {LEARNED} and the network preset {ZERO})",
     )
     parser.add_argument("--hash", type=int, default=16, help="MiB for every engine (16)")
     parser.add_argument(
@@ -238,7 +238,7 @@ def main() -> int:
     )
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     args = parser.parse_args()
-    engines = args.preset or [HAND_SET, LEARNED, LEARNED_NET]
+    engines = args.preset or [HAND_SET, LEARNED, ZERO]
     for engine in engines:
         treestrap_command(engine)  # a wrong name stops here, before anything runs
 

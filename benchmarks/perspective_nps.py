@@ -1,5 +1,5 @@
 """Nodes per second of the tournament search with perspective networks, against the
-linear ``learned`` weights, the ``learned-net`` hybrid and Stockfish 15.1 (both
+linear ``learned`` weights, the ``self-play-net`` hybrid and Stockfish 15.1 (both
 builds), in one run on the positions of ``treestrap bench``.
 
     python benchmarks/perspective_nps.py                 # 1 s per position and engine
@@ -59,7 +59,7 @@ def evaluators(widths: list[int], activation: str) -> dict[str, Evaluator]:
     """Ours, by column name."""
     out = {
         "learned": learned_model().evaluator(),
-        "learned-net": preset_model("learned-net").evaluator(),
+        "self-play-net": preset_model("self-play-net").evaluator(),
     }
     for width in widths:
         model = material_perspective(width, seed=1, activation=activation)

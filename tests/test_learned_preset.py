@@ -48,7 +48,7 @@ def test_learned_weights_load_with_their_provenance() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert PRESET_NAMES == ("hand-set", "learned", "random", "learned-net", "self-play-net", "zero")
+    assert PRESET_NAMES == ("hand-set", "learned", "random", "self-play-net", "zero")
     assert np.array_equal(preset_model("learned").weights, learned_model().weights)
     assert np.array_equal(preset_model("random", seed=4).weights, random_model(seed=4).weights)
     with pytest.raises(ValueError, match="unknown preset 'strong'"):

@@ -23,7 +23,7 @@ CHILD = textwrap.dedent(
     from treestrap.core.notation import parse_fen
     from treestrap.engine.bench import BENCH_FENS
     from treestrap.engine.engine import Engine
-    from treestrap.evaluation.presets import learned_model, learned_net_model
+    from treestrap.evaluation.presets import learned_model, preset_model
     from treestrap.search.timeman import SearchLimits
 
     def stats():
@@ -38,7 +38,7 @@ CHILD = textwrap.dedent(
 
     models = (
         ("learned", learned_model()),
-        ("learned-net", learned_net_model()),
+        ("self-play-net", preset_model("self-play-net")),
         ("perspective", material_perspective(64, seed=1, activation="screlu", buckets=4)),
     )
     for name, model in models:

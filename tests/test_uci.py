@@ -41,7 +41,7 @@ OPTIONS = {
     # The default is the strongest measured preset, zero (evaluation/preset_names.py).
     "Preset": (
         "option name Preset type combo default zero var hand-set var learned var random "
-        "var learned-net var self-play-net var zero"
+        "var self-play-net var zero"
     ),
     "Move Overhead": "option name Move Overhead type spin default 50 min 0 max 5000",
 }

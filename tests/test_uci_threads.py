@@ -243,7 +243,7 @@ def test_many_short_two_thread_searches_never_answer_an_illegal_move() -> None:
 
 
 def test_a_network_searches_on_two_threads_with_its_own_accumulators() -> None:
-    ev = preset_model("learned-net").evaluator()
+    ev = preset_model("self-play-net").evaluator()
     pos = parse_fen(BENCH_FENS[3])
     copy = thread_copy(ev)
     assert copy.weights is not ev.weights and np.array_equal(copy.weights, ev.weights)

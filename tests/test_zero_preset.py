@@ -51,7 +51,7 @@ def test_it_is_a_bootstrap_network_whose_weights_match_their_record(zero: Perspe
     assert record["sha256"] == weights_sha256(stored_weights(zero))
     assert record["self_play_only"] is True
     assert zero.metadata["preset"] == "zero"
-    assert zero.width >= 256  # 8 times the 32 units of learned-net (docs/bootstrap.md)
+    assert zero.width >= 256  # 8 times the 32 units of the hybrids (docs/bootstrap.md)
 
 
 def test_its_chain_goes_back_to_random_weights_drawn_again(zero: PerspectiveModel) -> None:

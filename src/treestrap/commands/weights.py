@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least
-from treestrap.evaluation.preset_names import NETWORK_PRESETS, PRESET_NAMES, SHIPPED_PRESETS
+from treestrap.evaluation.preset_names import NETWORK_PRESETS, PRESET_NAMES
 
 
 def _non_negative_int(text: str) -> int:
@@ -66,11 +66,12 @@ def add_parser(sub: Any) -> None:
     show.set_defaults(func=run_show)
     preset = wsub.add_parser(
         "preset",
-        help="write the hand-set, the learned, the learned-net or a random weight file",
+        help="write a preset weight file: hand-set, random or a shipped one",
         description="Write a preset weight file: the hand-set baseline (textbook values, "
-        "pawn = 100), the shipped learned weights (TreeStrap from random weights by "
-        "self-play; their provenance is in the metadata), the shipped learned-net network "
-        "(a hybrid of an MLP and the learned weights) or small random weights.",
+        "pawn = 100), small random weights, or a shipped file made by the tools from "
+        "random weights by self-play (learned: linear TreeStrap weights; self-play-net: "
+        "a hybrid network; zero: the bootstrap pipeline's perspective network), with its "
+        "provenance chain in the metadata.",
     )
     preset.add_argument("name", choices=list(PRESET_NAMES), help="which preset")
     preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")
@@ -98,12 +99,13 @@ def add_parser(sub: Any) -> None:
     perspective.set_defaults(func=run_random_perspective)
 
 
-def _chain(model: Any) -> str:
+def _chain(model: Any, game: str) -> str:
     """The file's provenance chain, each hash checked where it can be."""
     from treestrap.evaluation.provenance import stored_weights
     from treestrap.reports.provenance import provenance_lines
 
-    return "\n" + "\n".join(provenance_lines(model.metadata, stored_weights(model)))
+    lines = provenance_lines(model.metadata, stored_weights(model), game=game)
+    return "\n" + "\n".join(lines)
 
 
 def _shipped_file(name: str) -> str:
@@ -116,19 +118,16 @@ def _shipped_file(name: str) -> str:
 
     if Path(name).exists():
         return name
-    if name in SHIPPED_PRESETS:
-        from treestrap.evaluation.presets import SHIPPED_FILES
-
-        return str(files("treestrap.evaluation.data") / SHIPPED_FILES[name])
-    other = shipped_preset_file(name)
-    return name if other is None else str(files("treestrap.evaluation.data") / other)
+    shipped = shipped_preset_file(name)
+    return name if shipped is None else str(files("treestrap.evaluation.data") / shipped)
 
 
 def run_show(args: argparse.Namespace) -> int:
     from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
     from treestrap.games.registry import DEFAULT_GAME, game_facts, get_game
 
-    args.file = _shipped_file(args.file)
+    name = args.file  # a preset's title is its name, not where the package lies
+    args.file = _shipped_file(name)
     try:
         facts = game_facts(read_weight_file(Path(args.file))[0].get("game", DEFAULT_GAME))
         if args.plot and not facts.weights_plot:
@@ -138,9 +137,9 @@ def run_show(args: argparse.Namespace) -> int:
         written = None
         if args.plot:  # before any output: a picture it cannot draw is one error line
             plot = _function(facts.weights_plot)
-            written = plot(model, args.plot, title=str(args.file), units=args.units)
+            written = plot(model, args.plot, title=name, units=args.units)
         print(report)
-        print(_chain(model))
+        print(_chain(model, facts.name))
         if written is not None:
             print(f"\nwrote {written}")
     except (WeightFileError, ValueError, OSError) as exc:

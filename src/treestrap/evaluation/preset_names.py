@@ -5,20 +5,24 @@ specs and the UCI engine read them from here (the weights themselves are
 from __future__ import annotations
 
 HAND_SET, LEARNED, RANDOM = "hand-set", "learned", "random"
-#: The shipped network: a hybrid of an MLP on the bitboard inputs and the learned
-#: linear weights (docs/networks.md).
-LEARNED_NET = "learned-net"
 #: A hybrid network made from random weights by self-play alone, by the tools
 #: (``tools/make_self_play_net.py``): its file carries the whole provenance chain.
 SELF_PLAY_NET = "self-play-net"
 #: A perspective network made by ``treestrap bootstrap`` from random weights by rounds of
 #: its own self-play data (docs/bootstrap.md): its file carries the run's cost and chain.
 ZERO = "zero"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, LEARNED_NET, SELF_PLAY_NET, ZERO)
-#: The presets whose weights are shipped files (with their provenance).
-SHIPPED_PRESETS = (LEARNED, LEARNED_NET, SELF_PLAY_NET, ZERO)
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO)
+#: The presets whose weights are shipped files, each made by the tools and shipped by
+#: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
+#: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
+SHIPPED_FILES = {
+    LEARNED: "learned.npz",
+    SELF_PLAY_NET: "self-play-net.npz",
+    ZERO: "zero.npz",
+}
+SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (LEARNED_NET, SELF_PLAY_NET, ZERO)
+NETWORK_PRESETS = (SELF_PLAY_NET, ZERO)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).

@@ -19,11 +19,9 @@ from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.preset_names import (
     HAND_SET,
     LEARNED,
-    LEARNED_NET,
     PRESET_NAMES,
     RANDOM,
-    SELF_PLAY_NET,
-    ZERO,
+    SHIPPED_FILES,
 )
 from treestrap.evaluation.weights import LinearModel
 
@@ -132,15 +130,6 @@ def random_model(
     return LinearModel(fs, weights, {"preset": "random", "seed": seed, "scale": scale})
 
 
-#: The shipped weights, each a file in the package's data with how it was made in its
-#: metadata (``treestrap weights show``): ``learned``, the best TreeStrap run of linear
-#: weights from random ones; ``learned-net``, the best network.
-SHIPPED_FILES = {
-    LEARNED: "learned.npz",
-    LEARNED_NET: "learned-net.npz",
-    SELF_PLAY_NET: "self-play-net.npz",
-    ZERO: "zero.npz",
-}
 LEARNED_FILE = SHIPPED_FILES[LEARNED]
 
 
@@ -163,23 +152,14 @@ def learned_model() -> LinearModel:
     return model
 
 
-def learned_net_model() -> NetworkModel:
-    """The learned-net preset (a hybrid network)."""
-    model = _shipped(LEARNED_NET)
-    assert isinstance(model, NetworkModel)
-    return model
-
-
 def preset_model(name: str, seed: int = 0) -> LinearModel | NetworkModel | PerspectiveModel:
     """A preset by name (``random`` uses ``seed``); ``ValueError`` lists the names."""
     if name == HAND_SET:
         return hand_set_model()
     if name == LEARNED:
         return learned_model()
-    if name == LEARNED_NET:
-        return learned_net_model()
     if name == RANDOM:
         return random_model(seed=seed)
-    if name in (SELF_PLAY_NET, ZERO):
+    if name in SHIPPED_FILES:
         return _shipped(name)
     raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")

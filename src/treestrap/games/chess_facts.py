@@ -3,6 +3,7 @@ the training config's own."""
 
 from __future__ import annotations
 
+from treestrap.evaluation.preset_names import SHIPPED_FILES
 from treestrap.games.facts import GameFacts
 
 CHESS_FACTS = GameFacts(
@@ -16,4 +17,5 @@ CHESS_FACTS = GameFacts(
     weights_report="treestrap.reports.weights:weights_report",
     weights_plot="treestrap.reports.weights:plot_weights",
     bootstrap="treestrap.bootstrap.chess_provider:CHESS_BOOTSTRAP",
+    presets=SHIPPED_FILES,
 )

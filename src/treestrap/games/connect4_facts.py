@@ -10,6 +10,7 @@ _SELF_PLAY = "Connect Four learns by self-play"
 CONNECT4_FACTS = GameFacts(
     name="connect4",
     title="Connect Four",
+    random_start_redrawn=True,
     contract="treestrap.games.connect4_game:CONNECT4_GAME",
     # its own feature set, and no chess tempo feature to freeze
     train_defaults={"game": "connect4", "feature_set": "connect4", "freeze": []},

@@ -77,8 +77,7 @@ class GameFacts:
     #: starts), or "" for a game without the pipeline
     bootstrap: str = ""
     #: its shipped presets: a name ``treestrap weights show`` takes -> the file's name in
-    #: the package's ``treestrap.evaluation.data`` (chess's are listed in
-    #: :mod:`treestrap.evaluation.presets`)
+    #: the package's ``treestrap.evaluation.data``
     presets: Mapping[str, str] = field(default_factory=dict)
 
     def problem(self, config: Any) -> str | None:

@@ -2,9 +2,9 @@
 
 =================================  ==================================================
 ``treestrap``                      our engine in process, the default preset's weights
-                                   (``learned-net``, the strongest measured)
+                                   (``zero``, the strongest measured)
 ``hand-set``                       our engine in process, hand-set weights
-``learned``                        our engine in process, the shipped learned weights
+``learned``, ``zero``, ...         our engine in process, a shipped preset's weights
 ``random[:SEED]``                  our engine in process, small random weights
 ``PATH.npz`` / ``weights:PATH``    our engine in process, a weight file or checkpoint
 ``treestrap-uci[:PATH|PRESET]``    our engine as a UCI subprocess (a preset by name;

@@ -36,15 +36,17 @@ def _games(games: Mapping[str, int]) -> str:
     return ", ".join(f"{name} {count:,}" for name, count in games.items())
 
 
-def _random_sha(parent: Mapping[str, Any]) -> str | None:
-    """The SHA-256 of the same random linear weights drawn again (chess feature sets)."""
+def _random_sha(parent: Mapping[str, Any], game: str) -> str | None:
+    """The SHA-256 of the same random linear weights of ``game`` drawn again (a random
+    start whose record names its feature set; other starts are only hashed)."""
     feature_set = parent.get("feature_set")
     if not feature_set:
         return None
-    from treestrap.evaluation.presets import random_model
+    from treestrap.games.registry import get_game
 
     try:
-        model = random_model(str(feature_set), seed=int(parent["seed"]), scale=parent["scale"])
+        draw = get_game(game).random_model
+        model = draw(str(feature_set), int(parent["seed"]), float(parent["scale"]))
     except (KeyError, ValueError, TypeError):
         return None
     return weights_sha256(model.weights)
@@ -92,7 +94,7 @@ def _source_lines(source: Mapping[str, Any], pad: str) -> list[str]:
 
 
 def _parent_lines(
-    parent: Mapping[str, Any], pad: str, resolve: Resolver, shown: set[str]
+    parent: Mapping[str, Any], pad: str, resolve: Resolver, shown: set[str], game: str
 ) -> list[str]:
     role, sha = parent.get("role", "parent"), str(parent.get("sha256", ""))
     kind = parent.get("kind")
@@ -100,7 +102,7 @@ def _parent_lines(
         where = f"feature set {parent['feature_set']}, " if parent.get("feature_set") else ""
         return [
             f"{pad}{role}: random weights ({where}seed {parent.get('seed')}, scale "
-            f"{parent.get('scale')}) sha256 {_short(sha)}: {_check(sha, _random_sha(parent))}"
+            f"{parent.get('scale')}) sha256 {_short(sha)}: {_check(sha, _random_sha(parent, game))}"
         ]
     name = str(parent.get("name", "?"))
     lines = [f"{pad}{role}: {name} sha256 {_short(sha)}: {_check(sha, resolve(name))}"]
@@ -116,7 +118,7 @@ def _parent_lines(
     shown.add(sha)
     lines += _step_lines(record, pad + "  ")
     for grand in record.get("parents", []):
-        lines += _parent_lines(grand, pad + "  ", resolve, shown)
+        lines += _parent_lines(grand, pad + "  ", resolve, shown, game)
     return lines
 
 
@@ -139,9 +141,13 @@ def default_resolver(name: str) -> str | None:
 
 
 def provenance_lines(
-    metadata: Mapping[str, Any], weights: np.ndarray, resolve: Resolver = default_resolver
+    metadata: Mapping[str, Any],
+    weights: np.ndarray,
+    resolve: Resolver = default_resolver,
+    game: str | None = None,
 ) -> list[str]:
-    """The chain of a file whose metadata and weights vector are given."""
+    """The chain of a file of ``game`` (default: the default game) whose metadata and
+    weights vector are given; a chain stays within one game."""
     record = record_of(metadata)
     if record is None:
         return [
@@ -155,7 +161,9 @@ def provenance_lines(
         f"{_check(str(record.get('sha256', '')), own)})"
     ]
     lines += _step_lines(record, "  ")
+    from treestrap.games.registry import DEFAULT_GAME
+
     shown: set[str] = set()
     for parent in record.get("parents", []):
-        lines += _parent_lines(parent, "  ", resolve, shown)
+        lines += _parent_lines(parent, "  ", resolve, shown, game or DEFAULT_GAME)
     return lines
