@@ -71,7 +71,7 @@ def _random_solved(args: tuple[int, int, int]) -> list[tuple[str, int]]:
         new_position,
         terminal_value,
     )
-    from treestrap.connect4.solver import Solver, _can_win_now
+    from treestrap.connect4.solver import Solver, can_win_now
 
     seed, count, table_bits = args
     rng = np.random.default_rng(seed)
@@ -87,7 +87,7 @@ def _random_solved(args: tuple[int, int, int]) -> list[tuple[str, int]]:
                 break
         else:
             ply = int(pos.st[ST_PLY])
-            if not _can_win_now(pos.discs[ply & 1], pos.discs[0] | pos.discs[1]):
+            if not can_win_now(pos.discs[ply & 1], pos.discs[0] | pos.discs[1]):
                 found.append(("".join(moves), int(solver.solve(pos))))
     return found
 
@@ -263,7 +263,7 @@ def one_ply_share(value: Callable[[Any], float], reference: str) -> float:
         terminal_value,
         unmake_move,
     )
-    from treestrap.connect4.solver import _can_win_now
+    from treestrap.connect4.solver import can_win_now
     from treestrap.play.connect4.reference import load_reference
 
     refs = load_reference(reference)
@@ -277,7 +277,7 @@ def one_ply_share(value: Callable[[Any], float], reference: str) -> float:
             ply = int(pos.st[ST_PLY])
             if terminal_value(pos) != NOT_TERMINAL:
                 score = math.inf
-            elif _can_win_now(pos.discs[ply & 1], pos.discs[0] | pos.discs[1]):
+            elif can_win_now(pos.discs[ply & 1], pos.discs[0] | pos.discs[1]):
                 score = -1e30
             else:
                 score = -value(pos)

@@ -302,6 +302,7 @@ def _measure(args: argparse.Namespace) -> int:
     openings = random_openings(games // 2, plies, seed)
     values = opening_results(openings, solver)
     measures = []
+    signs = {}  # an evaluation's static sign, by model: the same at every depth and time
     for spec in runs:
         player = make_player(spec, solver)
         opponents = ps if games else []
@@ -317,8 +318,11 @@ def _measure(args: argparse.Namespace) -> int:
                 solver,
                 seed,
                 progress=not args.quiet,
+                known_sign=signs.get(spec.model),
             )
         )
+        if measures[-1].static_sign is not None:
+            signs[spec.model] = measures[-1].static_sign
     print(format_table(measures))
     if args.out:
         setup = {

@@ -163,7 +163,8 @@ def negamax(
 
 
 @njit
-def _can_win_now(cur: np.uint64, mask: np.uint64) -> bool:
+def can_win_now(cur: np.uint64, mask: np.uint64) -> bool:
+    """Whether the side to move (discs ``cur``, all discs ``mask``) has a winning drop."""
     return (winning_cells(cur, mask) & ((mask + BOTTOM) & BOARD)) != EMPTY
 
 
@@ -252,7 +253,7 @@ class Solver:
             return -(win_now_score(ply - 1))  # the opponent's last disc made four
         if ply == CELLS:
             return 0
-        if _can_win_now(cur, mask):
+        if can_win_now(cur, mask):
             return win_now_score(ply)
         return None
 

@@ -234,14 +234,19 @@ def measure_player(
     solver: Any,
     seed: int,
     progress: bool = False,
+    known_sign: Share | None = None,
 ) -> PlayerMeasure:
-    """Both measures of one player; opponents are perfect players sharing ``solver``."""
+    """Both measures of one player; opponents are perfect players sharing ``solver``.
+    ``known_sign``: the static-sign share of the same evaluation measured before (at
+    another depth or time), not worked out again."""
     total = len(positions) + 2 * len(openings) * len(ps)
     static_value = getattr(player, "static_value", None)
     seconds = getattr(player, "seconds", None)
     with tqdm(total=total, unit="step", desc=player.name, disable=not progress) as bar:
         best, kept = position_agreement(player, positions, bar)
-        sign = None if static_value is None else static_sign_agreement(static_value, positions)
+        sign = known_sign
+        if sign is None and static_value is not None:
+            sign = static_sign_agreement(static_value, positions)
         reached = list(getattr(player, "timed_depths", []))
         mean_depth = sum(reached) / len(reached) if seconds is not None and reached else None
         games = [
