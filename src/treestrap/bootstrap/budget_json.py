@@ -1,9 +1,11 @@
-"""A budget read back from its JSON: a frozen dataclass whose fields are plain values
-or other such dataclasses (the plans of a game's budget), rebuilt field by field."""
+"""A bootstrap run's budget and its JSON form: :class:`RunBudget`, the fields every
+game's budget has (each game's budget adds its own self-play, fit and gate plans), and
+:func:`from_json`, which rebuilds a frozen dataclass whose fields are plain values or
+other such dataclasses field by field."""
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any, TypeVar, get_type_hints
 
 T = TypeVar("T")
@@ -22,3 +24,25 @@ def from_json(cls: type[T], data: dict[str, Any]) -> T:
         kind = hints[name]
         values[name] = from_json(kind, value) if is_dataclass(kind) else value
     return cls(**values)
+
+
+B = TypeVar("B", bound="RunBudget")
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """What every game's bootstrap budget fixes: its name, round 0 (TreeStrap self-play
+    from random linear weights: games and search depth) and the rounds after it. A
+    game's budget subclasses it with its ``selfplay``, ``fit`` and ``gate`` plans."""
+
+    name: str
+    round0_games: int
+    round0_depth: int
+    rounds: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls: type[B], data: dict[str, Any]) -> B:
+        return from_json(cls, data)

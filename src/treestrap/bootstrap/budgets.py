@@ -9,10 +9,9 @@ the run that makes the shipped network, resumed over several sessions.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
-from treestrap.bootstrap.budget_json import from_json
+from treestrap.bootstrap.budget_json import RunBudget
 from treestrap.bootstrap.selfplay import SelfPlaySettings
 
 
@@ -44,23 +43,12 @@ class GatePlan:
 
 
 @dataclass(frozen=True)
-class Budget:
-    """Every setting of a bootstrap run."""
+class Budget(RunBudget):
+    """Every setting of a chess bootstrap run."""
 
-    name: str
-    round0_games: int
-    round0_depth: int
-    rounds: int
-    selfplay: SelfPlaySettings
+    selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
     fit: FitPlan = field(default_factory=FitPlan)
     gate: GatePlan = field(default_factory=GatePlan)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Budget:
-        return from_json(cls, data)
 
 
 BUDGETS = {

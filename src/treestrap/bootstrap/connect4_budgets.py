@@ -9,10 +9,9 @@ kernels are compiled (the tests use it); ``standard`` is a run of hours.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
-from treestrap.bootstrap.budget_json import from_json
+from treestrap.bootstrap.budget_json import RunBudget
 
 
 @dataclass(frozen=True)
@@ -60,23 +59,12 @@ class Connect4GatePlan:
 
 
 @dataclass(frozen=True)
-class Connect4Budget:
+class Connect4Budget(RunBudget):
     """Every setting of a Connect Four bootstrap run."""
 
-    name: str
-    round0_games: int
-    round0_depth: int
-    rounds: int
     selfplay: Connect4SelfPlay = field(default_factory=Connect4SelfPlay)
     fit: Connect4FitPlan = field(default_factory=Connect4FitPlan)
     gate: Connect4GatePlan = field(default_factory=Connect4GatePlan)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Connect4Budget:
-        return from_json(cls, data)
 
 
 CONNECT4_BUDGETS = {
