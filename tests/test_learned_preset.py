@@ -1,7 +1,8 @@
-"""The shipped ``learned`` preset: a file of the package, with its provenance, offered
-wherever the hand-set preset is (weight files, tournament players, the UCI engine); and
-the default of the engine and of the ``treestrap`` player, the strongest measured preset
-(``zero``)."""
+"""The shipped ``learned`` preset: a file of the package written by one ``treestrap
+train`` run from random weights (shipped by ``tools/ship_preset.py``), its provenance
+chain checked down to the random start drawn again, offered wherever the hand-set preset
+is (weight files, tournament players, the UCI engine); and the default of the engine and
+of the ``treestrap`` player, the strongest measured preset (``zero``)."""
 
 from __future__ import annotations
 
@@ -22,29 +23,55 @@ from treestrap.evaluation.presets import (
     preset_model,
     random_model,
 )
-from treestrap.evaluation.provenance import stored_weights, weights_sha256
+from treestrap.evaluation.provenance import KEY, stored_weights, weights_sha256
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.play.players import IN_PROCESS, UCI, parse_player
 from treestrap.play.sessions import load_model
 
-#: What a user must be able to read about how the learned weights were made.
-PROVENANCE = ("algorithm", "command", "commit", "cpu_hours", "games", "init", "step")
+#: The one command that made the shipped file (docs/learning.md#the-learned-preset).
+RECIPE = "treestrap train --preset strong --seed 1 --games 11711"
+#: ``--preset strong``: self-play, then the hand-set weights as the partner.
+SELF_PLAY_GAMES, TOTAL_GAMES = 8265, 11711
 
 
-def test_learned_weights_load_with_their_provenance() -> None:
+def test_learned_weights_are_one_training_runs_with_its_record() -> None:
     model = learned_model()
     assert model.feature_set.name == "meep"
     assert np.all(np.isfinite(model.weights))
     assert not np.array_equal(model.weights, hand_set_model().weights)
-    for key in PROVENANCE:
-        assert model.metadata.get(key) not in (None, ""), key
-    assert model.metadata["algorithm"] == "treestrap-ab"
-    assert model.metadata["init"].startswith("random")  # learned from random weights
-    # The games it names are those of its one-run command, and of its two stages.
-    games = model.metadata["games"]
-    assert f"--games {games})" in model.metadata["command"]
-    assert model.metadata["opponent"] == "self for 8265 games, then hand-set"
-    assert model.metadata["cpu_hours"] > 0
+    record = model.metadata[KEY]
+    assert record["tool"] == "treestrap train"
+    assert record["command"].startswith(RECIPE)
+    assert record["sha256"] == weights_sha256(stored_weights(model))
+    # The file's figures agree with each other: its games by partner, its run's state.
+    games = {"self-play": SELF_PLAY_GAMES, "hand-set": TOTAL_GAMES - SELF_PLAY_GAMES}
+    assert record["games"] == games
+    assert model.metadata["run_state"]["games"] == TOTAL_GAMES
+    assert record["cpu_seconds"] == pytest.approx(model.metadata["run_state"]["cpu_seconds"], 0.01)
+    # Games against the hand-written partner: learned from random weights, but not by
+    # self-play alone.
+    assert record["self_play_only"] is False
+
+
+def test_its_chain_goes_back_to_random_weights_drawn_again() -> None:
+    (start,) = learned_model().metadata[KEY]["parents"]
+    assert (start["kind"], start["role"], start["seed"]) == ("random", "start", 1)
+    drawn = random_model(start["feature_set"], seed=start["seed"], scale=start["scale"])
+    assert weights_sha256(drawn.weights) == start["sha256"]
+
+
+def test_weights_show_by_the_presets_name_prints_the_checked_chain(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["weights", "show", "learned"]) == 0
+    shown = capsys.readouterr().out
+    assert "provenance (self-play only: no; weights sha256" in shown
+    assert (
+        f"games: self-play {SELF_PLAY_GAMES:,}, hand-set {TOTAL_GAMES - SELF_PLAY_GAMES:,}" in shown
+    )
+    root = next(line for line in shown.splitlines() if "start: random weights" in line)
+    assert "(feature set meep, seed 1, scale 1.0)" in root and root.endswith(": matches")
+    assert "DIFFERS" not in shown and "cannot be checked" not in shown
 
 
 def test_presets_by_name() -> None:
@@ -62,12 +89,12 @@ def test_weights_preset_learned_writes_the_file_and_show_prints_provenance(
     assert main(["weights", "preset", "learned", str(out)]) == 0
     written = load_weights(out)
     assert np.array_equal(written.weights, learned_model().weights)
-    assert written.metadata["command"] == learned_model().metadata["command"]
     capsys.readouterr()
     assert main(["weights", "show", str(out), "--top", "3"]) == 0
     shown = capsys.readouterr().out
-    for key in PROVENANCE:
-        assert f"\n  {key} " in shown, key
+    # the copy's record names the preset, whose own chain goes on below it
+    assert "copy of: learned sha256" in shown and RECIPE in shown
+    assert "DIFFERS" not in shown
 
 
 def test_weights_preset_learned_refuses_a_seed(
