@@ -1,8 +1,8 @@
 """Games against the perfect player from a start position, the persistent cache of
 solved positions behind it, and the first thrown-away win
-(``treestrap.play.connect4.solved``, ``treestrap.play.connect4.versus``,
-``treestrap connect4 versus-perfect``). Positions are a few plies from the end, where
-the solver answers in milliseconds."""
+(``treestrap.play.connect4.solved``, ``treestrap.play.connect4.versus``, ``treestrap
+measure --game connect4 --versus-perfect``). Positions are a few plies from the end,
+where the solver answers in milliseconds."""
 
 from __future__ import annotations
 
@@ -177,12 +177,29 @@ def run_cli(argv: list[str]) -> int:
         return int(exc.code or 0)
 
 
+VERSUS = ["measure", "--game", "connect4", "--versus-perfect"]
+
+
+def test_the_old_spelling_says_the_new_one_and_plays_the_same_games(
+    late: list[ReferencePosition], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = next(r.moves for r in late if len(r.moves) % 2 == 0 and r.best > 0)
+    argv = ["hand-set:depth=2", "--start", start, "--cache", str(tmp_path / "solved.json")]
+    assert run_cli([*VERSUS, *argv, "--quiet"]) == 0
+    new = capsys.readouterr().out
+    assert run_cli(["connect4", "versus-perfect", *argv, "--quiet"]) == 0
+    old, err = capsys.readouterr()
+    assert "is now treestrap measure --game connect4 --versus-perfect" in err
+    games = [line for line in new.splitlines() if line.startswith("hand-set")]
+    assert games and games == [line for line in old.splitlines() if line.startswith("hand-set")]
+
+
 def test_the_command_plays_and_writes_its_games(
     late: list[ReferencePosition], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     start = next(r.moves for r in late if len(r.moves) % 2 == 0 and r.best > 0)
     cache = tmp_path / "solved.json"
-    argv = ["connect4", "versus-perfect", "hand-set", "random", "--depths", "2,3"]
+    argv = [*VERSUS, "hand-set", "random", "--depths", "2,3"]
     argv += ["--start", start, "--cache", str(cache), "--seeds", "2", "--as-second"]
     argv += ["--out", str(tmp_path / "out"), "--quiet"]
     assert run_cli(argv) == 0
@@ -232,7 +249,7 @@ def test_bad_input_gives_one_error_line(
     if "--cache" not in argv:
         argv += ["--cache", str(tmp_path / "solved.json")]
     capsys.readouterr()
-    code = run_cli(["connect4", "versus-perfect", *argv, "--out", str(tmp_path / "out")])
+    code = run_cli([*VERSUS, *argv, "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     lines = [line for line in err.splitlines() if "error:" in line]
     assert code == 2 and "Traceback" not in out + err

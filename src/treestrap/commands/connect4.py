@@ -1,6 +1,7 @@
 """Connect Four's measurements against perfect play: ``treestrap measure --game connect4``
-(:func:`add_measure_arguments`, :func:`run_measure`; ``treestrap connect4 measure`` is its
-old spelling) and ``treestrap connect4 versus-perfect``.
+(:func:`add_measure_arguments`, :func:`run_measure`), and with ``--versus-perfect`` its
+games from the empty board against the perfect player. ``treestrap connect4 measure`` and
+``treestrap connect4 versus-perfect`` are their old spellings.
 
 Only argparse at import time; the solver, searches and models load when it runs.
 """
@@ -20,12 +21,13 @@ DEFAULT_POSITIONS = "../shared/data/connect4/solved-1000.txt"
 
 
 def add_parser(sub: Any) -> None:
-    """Add ``connect4`` (with ``measure``) to the ``treestrap`` subcommands."""
+    """Add ``connect4`` (the old spellings of its measurements) to the subcommands."""
     c4 = sub.add_parser(
         "connect4",
-        help="Connect Four: measure players against perfect play",
-        description="Connect Four tools (tournaments and ratings: treestrap tournament "
-        "--game connect4, treestrap rate --game connect4).",
+        help="the old spellings of treestrap measure --game connect4 [--versus-perfect]",
+        description="Connect Four's measurements are treestrap measure --game connect4 "
+        "(--versus-perfect: from the empty board); tournaments and ratings: treestrap "
+        "tournament --game connect4, treestrap rate --game connect4.",
     )
     actions = c4.add_subparsers(dest="action", metavar="ACTION", required=True)
     m = actions.add_parser(
@@ -44,7 +46,14 @@ MEASURE_DESCRIPTION = (
     "positions where its move is a best move and where it keeps the game-theoretic "
     "result, with 95% intervals; and games against the exact solver and weakened ones (a "
     "random move with probability P), each random opening played with both colours. "
-    "Prints a table; with --out writes measure.json and measure.csv."
+    "Prints a table; with --out writes measure.json and measure.csv. With "
+    "--versus-perfect instead: each player moves first from the start position (the "
+    "empty board unless --start) against the perfect second player (exact scores: the "
+    "longest loss, the quickest win), at each of --depths (default 4,8,12) and --times; "
+    "it prints each game's moves, result and the first ply where the player turned a "
+    "won game into a draw or loss, and with --out writes versus-perfect.json. Solved "
+    "positions are kept in --cache, so each is solved once (near the empty board a "
+    "solve takes minutes)."
 )
 
 
@@ -95,16 +104,30 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
         default=True,
         help="also measure hand-set and random-weights where not given (default: yes)",
     )
-    m.add_argument("--out", metavar="DIR", help="write measure.json and measure.csv here")
+    m.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write measure.json and measure.csv here (--versus-perfect: versus-perfect.json)",
+    )
     m.add_argument("--quiet", action="store_true", help="no progress bars")
+    v = m.add_argument_group(
+        "from the empty board against perfect play (--versus-perfect; the positions, "
+        "--games and --p do not apply)"
+    )
+    v.add_argument(
+        "--versus-perfect",
+        action="store_true",
+        help="play each player first against the perfect second player instead",
+    )
+    add_versus_options(v)
 
 
 def add_versus_parser(actions: Any) -> None:
-    """``treestrap connect4 versus-perfect``."""
+    """``treestrap connect4 versus-perfect``, the old spelling of ``treestrap measure
+    --game connect4 --versus-perfect``."""
     v = actions.add_parser(
         "versus-perfect",
-        help="games from the empty board against the perfect player, and where the win "
-        "was thrown away",
+        help="the old spelling of treestrap measure --game connect4 --versus-perfect",
         description="Each player moves first from the start position (the empty board "
         "unless --start) against the perfect second player (exact scores: the longest "
         "loss, the quickest win), at each of --depths and --times; prints each game's moves, "
@@ -131,6 +154,15 @@ def add_versus_parser(actions: Any) -> None:
         metavar="SECONDS",
         help="seconds a move, comma-separated (default: none)",
     )
+    add_versus_options(v)
+    v.add_argument("--out", metavar="DIR", help="write versus-perfect.json here")
+    v.add_argument("--quiet", action="store_true", help="no progress lines")
+    v.set_defaults(func=run_old_versus)
+
+
+def add_versus_options(v: Any) -> None:
+    """The options of the games against the perfect player beyond the players, their
+    depths and times, ``--out`` and ``--quiet``."""
     v.add_argument(
         "--cache",
         metavar="FILE",
@@ -169,12 +201,15 @@ def add_versus_parser(actions: Any) -> None:
         metavar="B",
         help="the solver's table, 2^B entries of 8 bytes (default 20: 8 MiB)",
     )
-    v.add_argument("--out", metavar="DIR", help="write versus-perfect.json here")
-    v.add_argument("--quiet", action="store_true", help="no progress lines")
-    v.set_defaults(func=run_versus)
 
 
-def run_versus(args: argparse.Namespace) -> int:
+def run_old_versus(args: argparse.Namespace) -> int:
+    """``treestrap connect4 versus-perfect``: says the new spelling, then plays."""
+    print(
+        "note: treestrap connect4 versus-perfect is now treestrap measure --game connect4 "
+        "--versus-perfect",
+        file=sys.stderr,
+    )
     return _error_line_on_bad_input(_versus, args)
 
 
@@ -254,7 +289,8 @@ def _probabilities(text: str) -> list[float]:
 
 
 def run_measure(args: argparse.Namespace) -> int:
-    return _error_line_on_bad_input(_measure, args)
+    measure = _versus if args.versus_perfect else _measure
+    return _error_line_on_bad_input(measure, args)
 
 
 def run_old_measure(args: argparse.Namespace) -> int:
