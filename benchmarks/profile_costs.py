@@ -15,9 +15,7 @@ from profile_shadow import Shadow
 from treestrap.core.move import MAX_MOVES
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import new_context
-from treestrap.search.scratch import EVAL_HITS
 from treestrap.search.tournament import EngineOptions
-from treestrap.search.training import TrainingOptions
 from treestrap.search.tt import TranspositionTable
 
 #: Each loop timing lasts about this long (the best of three is kept).
@@ -36,10 +34,6 @@ class Costs:
     def __init__(self, shadow: Shadow, ev: Evaluator, tt: TranspositionTable) -> None:
         self.shadow, self.ev, self.tt = shadow, ev, tt
         self.moves = np.zeros(MAX_MOVES, dtype=np.int32)
-        #: the walk's quiescence searches: values read back from the evaluation cache
-        #: a call, in the timing loop and in the walk (set by :meth:`quiescence`)
-        self.quiescence_loop_hits = math.nan
-        self.quiescence_hits = math.nan
         self._memo: dict[str, float] = {}
 
     def _loaded(self, snapshots: list[Any], loop: Callable[..., Any], *extra: Any) -> float:
@@ -63,7 +57,7 @@ class Costs:
 
     def evaluation(self) -> float:
         """A real evaluation (``static_value``, what a cache miss costs)."""
-        if "evaluation" not in self._memo:  # the walk's row needs it again
+        if "evaluation" not in self._memo:  # the evaluation's parts need it again
             self._memo["evaluation"] = self.positional("static_value", K.loop_static_value, self.ev)
         return self._memo["evaluation"]
 
@@ -95,39 +89,9 @@ class Costs:
         thresholds = np.array([x[2] for x in items], dtype=np.int64)
         return self._loaded([x[0] for x in items], K.loop_exchange, moves, thresholds)
 
-    def quiescence(self, evaluation: float, cache_read: float) -> float:
-        """A quiescence search of the walk. Repeated in a loop, it reads values back
-        from its own cache (those of its last pass the cache still holds); the walk's
-        read back those its search had evaluated: each value the walk read less is an
-        ``evaluation`` instead of a ``cache_read`` (ns), added (taken off if more)."""
-        items = self.shadow.items("quiescence")
-        if not items:
-            return math.nan
-        alphas = np.array([x[1] for x in items])
-        betas = np.array([x[2] for x in items])
-        snapshots = [x[0] for x in items]
-        qctx = new_context()
-        looped = self._loaded(snapshots, K.loop_quiescence, self.ev, qctx, alphas, betas)
-        s = K.pack(snapshots)
-        qctx.stats[EVAL_HITS] = 0
-        K.loop_quiescence(K.work_position(s.keys.shape[1] - 1), s, self.ev, qctx, alphas, betas, 1)
-        self.quiescence_loop_hits = float(qctx.stats[EVAL_HITS]) / len(items)
-        self.quiescence_hits = float(np.mean([x[3] for x in items]))
-        return looped + (self.quiescence_loop_hits - self.quiescence_hits) * (
-            evaluation - cache_read
-        )
-
     def tt_probe(self) -> float:
         keys = np.array(self.shadow.items("tt_probe"), dtype=np.uint64)
         return per_call(K.loop_tt_probe, (self.tt, keys), len(keys)) if len(keys) else math.nan
-
-    def tt_cutoff(self) -> float:
-        items = self.shadow.items("tt_cutoff")
-        if not items:
-            return math.nan
-        slots, plies, alphas, betas = (np.array(c) for c in zip(*items, strict=True))
-        args = (self.tt, slots.astype(np.int64), plies.astype(np.int64), alphas, betas)
-        return per_call(K.loop_tt_cutoff, args, len(items))
 
     def tt_checked_cutoff(self) -> float:
         items = self.shadow.items("tt_checked_cutoff")
@@ -170,15 +134,13 @@ class Costs:
         scored = per_call(K.loop_ordering, (pos, s, ctx, lists, ints, True), len(items))
         return max(0.0, scored - copy_only)
 
-    def recursion(self, kernel: str) -> float:
-        """One call of the recursive search kernel with its own arguments, doing nothing."""
+    def recursion(self) -> float:
+        """One call of the tournament search kernel with its own arguments, doing
+        nothing."""
         pos, ctx = K.work_position(0), new_context()
-        if kernel == "pvs":
-            stop = np.zeros(1, dtype=np.int64)
-            args = (pos, self.ev, ctx, self.tt, EngineOptions(), stop, np.bool_(True))
-            return per_call(K.loop_recursion_tournament, args, K.CHAIN + 1)
-        args = (pos, self.ev, ctx, self.tt, TrainingOptions())
-        return per_call(K.loop_recursion_training, args, K.CHAIN + 1)
+        stop = np.zeros(1, dtype=np.int64)
+        args = (pos, self.ev, ctx, self.tt, EngineOptions(), stop, np.bool_(True))
+        return per_call(K.loop_recursion_tournament, args, K.CHAIN + 1)
 
     def quiet_cutoff(self) -> float:
         items = self.shadow.items("update_quiet_cutoff")

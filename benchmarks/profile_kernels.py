@@ -45,14 +45,11 @@ from treestrap.evaluation.model import Evaluator, evaluate_gradient, material_es
 from treestrap.search.context import SearchContext, cached_static_value, static_value
 from treestrap.search.exchange import exchange_at_least
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
-from treestrap.search.quiescence import quiescence
 from treestrap.search.quiet import is_quiet
 from treestrap.search.tournament import EngineOptions
-from treestrap.search.training import TrainingOptions
 from treestrap.search.tt import (
     TranspositionTable,
     tt_checked_cutoff,
-    tt_cutoff,
     tt_probe,
     tt_store_result,
 )
@@ -281,24 +278,6 @@ def loop_is_quiet(pos: Position, s: Positions, moves: np.ndarray, passes: int) -
     return acc
 
 
-@njit
-def loop_quiescence(
-    pos: Position,
-    s: Positions,
-    ev: Evaluator,
-    qctx: SearchContext,
-    alphas: np.ndarray,
-    betas: np.ndarray,
-    passes: int,
-) -> float:
-    acc = 0.0
-    for _ in range(passes):
-        for i in range(s.bb.shape[0]):
-            load(pos, s, i)
-            acc += quiescence(pos, ev, qctx, alphas[i], betas[i])
-    return acc
-
-
 # --- parts of the meep features (each side's, as meep_features calls them) -----------
 
 
@@ -396,22 +375,6 @@ def loop_tt_probe(tt: TranspositionTable, keys: np.ndarray, passes: int) -> int:
     for _ in range(passes):
         for i in range(keys.shape[0]):
             acc += tt_probe(tt, keys[i])
-    return acc
-
-
-@njit
-def loop_tt_cutoff(
-    tt: TranspositionTable,
-    slots: np.ndarray,
-    plies: np.ndarray,
-    alphas: np.ndarray,
-    betas: np.ndarray,
-    passes: int,
-) -> float:
-    acc = 0.0
-    for _ in range(passes):
-        for i in range(slots.shape[0]):
-            acc += tt_cutoff(tt, slots[i], plies[i], alphas[i], betas[i])[1]
     return acc
 
 
@@ -525,25 +488,6 @@ def _recurse_tournament(
     )
 
 
-@njit(cache=False)
-def _recurse_training(
-    pos: Position,
-    ev: Evaluator,
-    ctx: SearchContext,
-    tt: TranspositionTable,
-    opts: TrainingOptions,
-    depth: int,
-    ply: int,
-    alpha: float,
-    beta: float,
-) -> float:
-    """Calls itself ``depth`` times with ``alphabeta``'s arguments, doing nothing else."""
-    if depth <= 0:
-        return alpha + pos.st[0]
-    ctx.pv_len[ply] = 0
-    return -_recurse_training(pos, ev, ctx, tt, opts, depth - 1, ply + 1, -beta, -alpha)
-
-
 #: Calls in one chain of the loops below.
 CHAIN = 64
 
@@ -562,21 +506,6 @@ def loop_recursion_tournament(
     acc = 0.0
     for _ in range(passes):
         acc += _recurse_tournament(pos, ev, ctx, tt, opts, stop, CHAIN, 0, -1.0, 1.0, can_null)
-    return acc
-
-
-@njit(cache=False)
-def loop_recursion_training(
-    pos: Position,
-    ev: Evaluator,
-    ctx: SearchContext,
-    tt: TranspositionTable,
-    opts: TrainingOptions,
-    passes: int,
-) -> float:
-    acc = 0.0
-    for _ in range(passes):
-        acc += _recurse_training(pos, ev, ctx, tt, opts, CHAIN, 0, -1.0, 1.0)
     return acc
 
 

@@ -1,10 +1,9 @@
-"""Where the time of a tournament search and of a training search goes, per component:
-move generation, make/unmake, evaluation (its parts, its cache, the lazy estimate),
-check and draw tests, the transposition table, move ordering, static exchange
-evaluation, quiescence, the table walk, the update.
+"""Where the time of the tournament search goes, per component: move generation,
+make/unmake, evaluation (its parts, its cache, the lazy estimate), check and draw
+tests, the transposition table, move ordering, static exchange evaluation, quiescence.
 
-    python benchmarks/profile_search.py                    # about 8 minutes on 2 busy cores
-    python benchmarks/profile_search.py --nodes 20000 --games 1 --searches 10 --rounds 2
+    python benchmarks/profile_search.py                    # about 4 minutes on 2 cores
+    python benchmarks/profile_search.py --nodes 20000 --rounds 2
 
 Compiled numba code cannot be profiled by cProfile. Each component's share is built
 from measurements of the compiled code:
@@ -40,19 +39,12 @@ evaluation sums a linear score in the same pass, writing no pairs, so it can be 
 
 Tournament search: ``Engine.go`` with a node limit (``--nodes`` per position, a fresh
 16 MiB table each) on the positions of ``engine_vs_stockfish.py``, ``--preset`` weights.
-Training: ``treestrap train --preset strong`` (TreeStrap(alpha-beta), depth 3,
-quiescence node values) for ``--games`` games, each learner move timed by phase
-(measured, not estimated); its first ``--searches`` learner searches are counted and
-repeated with doubled kernels. The walk's quiescence searches read back the values
-their search left in the evaluation cache, fewer than their timing loop reads back
-from its own: each value read less is costed as an evaluation less a cache read,
-added to the loop's cost. All times are CPU times of this process.
+All times are CPU times of this process.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import sys
 from dataclasses import dataclass
@@ -60,7 +52,6 @@ from typing import Any
 
 import numpy as np
 import profile_kernels as K
-import profile_training as training
 import profile_variants as V
 from engine_vs_stockfish import POSITIONS
 from profile_costs import Costs
@@ -83,7 +74,6 @@ NOT_DOUBLED = (
     "_stand_pat",
 )
 DOUBLED = tuple(c for c in SEARCH_CALLS if c not in NOT_DOUBLED)
-WALK_DOUBLED = ("tt_probe", "generate_moves", "make_move", "is_quiet")
 #: Fewer calls than this in a whole run are too few to time by doubling.
 MIN_DOUBLED_CALLS = 1000
 
@@ -93,7 +83,7 @@ class Row:
     """One component: calls per unit (node or search) by kind, costs per call."""
 
     label: str
-    main: float  # calls per unit at main nodes (or in the walk)
+    main: float  # calls per unit at main nodes
     quiescence: float  # calls per unit at quiescence nodes
     in_search: float  # ns per call, by doubling (NaN: not measured so)
     alone: float  # ns per call, by a loop (NaN: not measured so)
@@ -133,7 +123,6 @@ class Table:
         every name in ``names`` (one call of each per call of the first)."""
         main = self.shadow.calls(names[0], self.kinds[0]) / self.units
         quiescence = self.shadow.calls(names[0], self.kinds[1]) / self.units
-        # the calls of this table's kinds: the training shadow counts the walk's too
         calls = (main + quiescence) * self.units
         doubled = [self.delta[n] for n in names if n in self.delta]
         in_search = sum(doubled) / calls * 1e9 if doubled and calls else math.nan
@@ -198,8 +187,8 @@ class Table:
         print()
 
 
-def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: str) -> Table:
-    """The components of the alpha-beta ``kernel`` (``pvs`` or ``alphabeta``), per node."""
+def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs) -> Table:
+    """The components of the tournament search (``pvs``), per node."""
     t = Table(shadow, nodes, ("main", "quiescence"), delta)
     moves = costs.moves
     t.add(
@@ -213,23 +202,21 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: 
         costs.positional("generate_captures", K.loop_generate_captures, moves),
     )
     t.add("make/unmake", ("make_move",), costs.make_unmake())
-    if kernel == "pvs":
-        t.add(
-            "null move make/unmake",
-            ("make_null_move",),
-            costs.positional("make_null_move", K.loop_null_move),
-        )
+    t.add(
+        "null move make/unmake",
+        ("make_null_move",),
+        costs.positional("make_null_move", K.loop_null_move),
+    )
     evaluation = t.add(
         "evaluation (static_value: cache misses)", ("static_value",), costs.evaluation()
     )
     t.parts(evaluation, costs.evaluation_parts())
     t.add("evaluation cache: reads", ("cached_static_value",), costs.cache_read())
-    if kernel == "pvs":
-        t.add(
-            "lazy evaluation: material estimate",
-            ("material_estimate",),
-            costs.material_estimate(),
-        )
+    t.add(
+        "lazy evaluation: material estimate",
+        ("material_estimate",),
+        costs.material_estimate(),
+    )
     t.add("check tests (in_check)", ("in_check",), costs.positional("in_check", K.loop_in_check))
     t.add(
         "draw test: repetition",
@@ -242,16 +229,13 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs, kernel: 
         costs.positional("is_insufficient_material", K.loop_insufficient),
     )
     t.add("TT probe", ("tt_probe",), costs.tt_probe())
-    if kernel == "pvs":  # checked whole: the engine's threads share the table
-        t.add("TT cut-off test", ("tt_checked_cutoff",), costs.tt_checked_cutoff())
-    else:
-        t.add("TT cut-off test", ("tt_cutoff",), costs.tt_cutoff())
+    # checked whole: the engine's threads share the table
+    t.add("TT cut-off test", ("tt_checked_cutoff",), costs.tt_checked_cutoff())
     t.add("TT store", ("tt_store_result",), costs.tt_store())
     t.add("ordering: score + pick", ("score_moves", "pick_next"), costs.ordering())
     t.add("ordering: killers, history", ("update_quiet_cutoff",), costs.quiet_cutoff())
-    if kernel == "pvs":
-        t.add("exchange evaluation (SEE)", ("exchange_at_least",), costs.exchange())
-    t.add("the recursive call (its arguments)", (kernel,), costs.recursion(kernel))
+    t.add("exchange evaluation (SEE)", ("exchange_at_least",), costs.exchange())
+    t.add("the recursive call (its arguments)", ("pvs",), costs.recursion())
     return t
 
 
@@ -292,7 +276,7 @@ def deltas(best: dict[str, float], reference: str = "reference") -> dict[str, fl
 
 
 def tournament(ev: Any, nodes: int, cap: int, rounds: int) -> None:
-    import treestrap.engine.engine as engine_module
+    import treestrap.engine.iteration as engine_module  # where the engine calls pvs
     import treestrap.search.tournament as module
 
     limits = SearchLimits(nodes=nodes)
@@ -349,124 +333,7 @@ def tournament(ev: Any, nodes: int, cap: int, rounds: int) -> None:
     print(ordering_facts(shadow))
     print(evaluation_facts(shadow, total))
     costs = Costs(shadow, ev, engine.tt)
-    search_table(shadow, total, deltas(best), costs, "pvs").print("per node", measured, "node")
-
-
-# --- training ----------------------------------------------------------------------------
-
-
-def train_profile(games: int, searches: int, seed: int, cap: int, rounds: int) -> None:
-    import treestrap.search.training as ab_module
-    import treestrap.search.tt_walk as walk_module
-
-    cfg = training.config(games, seed)
-    warm = training.Phases(timed=False)
-    training.run(dataclasses.replace(cfg, games=1, max_plies=12), warm)  # compile
-    timed = training.Phases(timed=True)
-    training.run(cfg, timed)
-    counting = training.Phases(timed=False, limit=searches)
-    with Shadow(cap) as shadow:
-        training.run(cfg, counting)
-    counted = counting.searches
-    first = timed.searches[: len(counted)]
-    V.same_tree([s.nodes for s in first], [s.nodes for s in counted], "nothing (counting)")
-    print_phases(timed, games, seed)
-
-    repeat = training.Repeat(counting, cfg)
-    reference = V.recompile(ab_module.alphabeta, {})
-    kernels = {"reference": reference}
-    for name, replace in V.doubling(ab_module, DOUBLED, AS_PYTHON).items():
-        kernels[name] = V.recompile(ab_module.alphabeta, replace)
-    best, found = V.fastest(
-        {k: (lambda v=v: repeat.searches(v)) for k, v in kernels.items()}, rounds
-    )
-    expected = tuple(s.nodes for s in counted)
-    for name, result in found.items():
-        V.same_tree(expected, result, name)
-    nodes = sum(expected)
-    measured = best["reference"] / nodes * 1e9
-    n = len(counted)
-    print(
-        f"the first {n} learner searches: {nodes:,} alpha-beta nodes "
-        f"({nodes / n:,.0f} a search), {sum(s.walked for s in counted):,} walk nodes; "
-        f"alpha-beta {measured:.0f} ns per node"
-    )
-    print(ordering_facts(shadow))
-    print(evaluation_facts(shadow, nodes))
-    costs = Costs(shadow, repeat.ev, repeat.tt)
-    search_table(shadow, nodes, deltas(best), costs, "alphabeta").print(
-        "training alpha-beta, per node", measured, "node"
-    )
-
-    walks = {"reference": V.recompile(walk_module._walk, {})}
-    for name, replace in V.doubling(walk_module, WALK_DOUBLED).items():
-        walks[name] = V.recompile(walk_module._walk, replace)
-    quiescence = V.recompile(
-        walk_module._add_quiescence_node, V.doubling(walk_module, ("quiescence",))["quiescence"]
-    )
-    walks["quiescence"] = V.recompile(walk_module._walk, {"_add_quiescence_node": quiescence})
-    runs = {k: (lambda v=v: repeat.walks(v, reference)) for k, v in walks.items()}
-    runs["static values"] = lambda: repeat.walks(walks["reference"], reference, False)
-    best, found = V.fastest(runs, rounds)
-    for name, result in found.items():
-        if name != "static values":
-            V.same_tree(found["reference"], result, name)
-    sizes = tuple(x[0] for x in found["reference"])
-    V.same_tree(sizes, tuple(x[0] for x in found["static values"]), "static values")
-    static_saves = best["reference"] - best.pop("static values")
-    walk_ns = best["reference"] / n * 1e9
-    t = Table(shadow, n, ("walk", "none"), deltas(best))
-    t.add("walk: TT probes", ("tt_probe",), costs.tt_probe())
-    t.add(
-        "walk: move generation",
-        ("generate_moves",),
-        costs.positional("generate_moves", K.loop_generate_moves, costs.moves),
-    )
-    t.add("walk: make/unmake", ("make_move",), costs.make_unmake())
-    t.add(
-        "walk: quiet test (is_quiet)",
-        ("is_quiet",),
-        costs.positional("is_quiet", K.loop_is_quiet, costs.moves),
-    )
-    t.add(
-        "walk: record a node (evaluate, gradient)",
-        ("add_node",),
-        costs.positional("add_node", K.loop_evaluate_gradient, costs.ev),
-    )
-    quiescence = costs.quiescence(costs.evaluation(), costs.cache_read())
-    t.add("walk: quiescence searches for Q(s)", ("quiescence",), quiescence)
-    t.print("table walk, per learner search", walk_ns, "search", per=1e3)
-    print(
-        f"the walk's quiescence searches read back {costs.quiescence_hits:.1f} values a call "
-        f"from the search's evaluation cache ({shadow.calls('quiescence_hits') / n:,.0f} a "
-        f"search), their timing loop {costs.quiescence_loop_hits:.1f} from its own: "
-        "the difference is costed as evaluations"
-    )
-    print(
-        f"the same walks recording static values H(s) instead (no quiescence searches, no "
-        f"leaf replays; the same nodes): {static_saves / n * 1e6:,.0f} us a search less, "
-        f"{static_saves / best['reference']:.0%} of the walk (measured)"
-    )
-    print()
-
-
-def print_phases(timed: training.Phases, games: int, seed: int) -> None:
-    runs = timed.searches
-    n = len(runs)
-    nodes = sum(s.nodes for s in runs)
-    walked = sum(s.walked for s in runs)
-    game_cpu = timed.game_cpu
-    print(
-        f"== training: train --preset {training.PRESET} --games {games} --seed {seed}: "
-        f"{n} learner searches, {nodes / n:,.0f} nodes and {walked / n:.0f} walk nodes a "
-        f"search; {game_cpu:.2f} CPU s in games, {games / game_cpu * 3600:,.0f} games per "
-        "CPU hour"
-    )
-    print(f"{'phase (measured)':<40} {'ms/search':>10} {'share':>7}")
-    for label, cpu in training.phase_table(timed).items():
-        print(f"{label:<40} {cpu / n * 1000:>10.3f} {cpu / game_cpu:>7.1%}")
-    print(f"{'all (the games CPU seconds)':<40} {game_cpu / n * 1000:>10.3f} {1:>7.1%}")
-    print()
+    search_table(shadow, total, deltas(best), costs).print("per node", measured, "node")
 
 
 # --- main --------------------------------------------------------------------------------
@@ -483,11 +350,6 @@ def main() -> int:
     parser.add_argument(
         "--nodes", type=int, default=100_000, help="tournament nodes per position (100000)"
     )
-    parser.add_argument("--games", type=int, default=5, help="training games timed (5)")
-    parser.add_argument(
-        "--searches", type=int, default=30, help="training searches counted and repeated (30)"
-    )
-    parser.add_argument("--seed", type=int, default=1, help="the training run's seed (1)")
     parser.add_argument(
         "--rounds", type=int, default=5, help="timings of each doubled search, the fastest kept (5)"
     )
@@ -497,14 +359,10 @@ def main() -> int:
         default=2000,
         help="calls kept per component: between this and twice it (2000)",
     )
-    parser.add_argument("--skip", choices=["tournament", "training"], help="leave one out")
     args = parser.parse_args()
-    if args.skip != "tournament":
-        print(f"tournament weights: {args.preset}")
-        ev = preset_model(args.preset).evaluator()
-        tournament(ev, args.nodes, args.samples, args.rounds)
-    if args.skip != "training":
-        train_profile(args.games, args.searches, args.seed, args.samples, args.rounds)
+    print(f"tournament weights: {args.preset}")
+    ev = preset_model(args.preset).evaluator()
+    tournament(ev, args.nodes, args.samples, args.rounds)
     return 0
 
 

@@ -1,14 +1,15 @@
-"""The counting run of ``profile_search.py``: a real search, its recursive kernels run as
-Python, so that every call they make to a compiled component is counted and sampled.
+"""The counting run of ``profile_search.py``: a real tournament search, its recursive
+kernel run as Python, so that every call it makes to a compiled component is counted
+and sampled.
 
-A numba kernel keeps its Python source as ``py_func``. Running ``pvs.py_func`` (and
-``alphabeta``'s, the table walk's) instead of the compiled kernel executes the same
-statements, but each name it calls (``make_move``, ``generate_moves``, ``tt_probe``,
-...) is looked up in its module's globals at call time, where :class:`Shadow` puts a
-wrapper that counts the call, by the kind of node it is made at, and keeps a sample of
-its arguments before handing the call to the compiled component. The recursive call
-itself resolves to the Python version again. The search does exactly what the compiled
-one does: ``profile_search.py`` checks that both count the same nodes.
+A numba kernel keeps its Python source as ``py_func``. Running ``pvs.py_func`` instead
+of the compiled kernel executes the same statements, but each name it calls
+(``make_move``, ``generate_moves``, ``tt_probe``, ...) is looked up in its module's
+globals at call time, where :class:`Shadow` puts a wrapper that counts the call, by the
+kind of node it is made at, and keeps a sample of its arguments before handing the call
+to the compiled component. The recursive call itself resolves to the Python version
+again. The search does exactly what the compiled one does: ``profile_search.py`` checks
+that both count the same nodes.
 
 Some helpers the kernels call hold components of their own: the evaluation cache
 (``cached_static_value``, which calls ``static_value`` on a miss) and the tournament
@@ -16,10 +17,6 @@ search's stand pat (``_stand_pat``: the lazy ``material_estimate``, then the cac
 They run as Python too (:data:`AS_PYTHON`), and a ``py_func`` looks its names up in
 its own module's globals, so ``static_value`` is wrapped in the context module as well:
 the evaluations counted are the cache's misses, the positions really evaluated.
-
-The walk's quiescence searches stay compiled (a component timed whole); what each
-read back from the evaluation cache it shares with the search is counted
-(``quiescence_hits``) and kept with its sample.
 
 Samples are thinned evenly over the run (every call until twice ``cap``, then every
 second, every fourth, ...), so they come from the whole search, not its start.
@@ -35,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from treestrap.core.position import ST_PLY
-from treestrap.search.scratch import EVAL_HITS
 
 #: Keys kept before a position for the repetition test (more than the fifty-move rule's
 #: horizon, so every test sees the history it would in the search).
@@ -58,22 +54,12 @@ SEARCH_CALLS = (
     "is_repetition",
     "is_insufficient_material",
     "tt_probe",
-    "tt_cutoff",
     "tt_checked_cutoff",
     "tt_store_result",
     "score_moves",
     "pick_next",
     "update_quiet_cutoff",
     "update_pv",
-)
-WALK_CALLS = (
-    "generate_moves",
-    "make_move",
-    "unmake_move",
-    "tt_probe",
-    "is_quiet",
-    "add_node",
-    "quiescence",
 )
 #: Components whose samples are their first argument, the position, alone.
 POSITION_ONLY = {
@@ -92,10 +78,8 @@ AS_PYTHON = ("cached_static_value", "_stand_pat")
 #: module -> (its recursive kernels, run as Python; the calls wrapped)
 SHADOWED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "treestrap.search.tournament": (("pvs",), SEARCH_CALLS),
-    "treestrap.search.training": (("alphabeta",), SEARCH_CALLS),
     # where ``cached_static_value``'s Python source finds ``static_value``
     "treestrap.search.context": ((), ("static_value",)),
-    "treestrap.search.tt_walk": (("_walk", "_add_quiescence_node"), WALK_CALLS),
 }
 #: Modules that call a shadowed kernel from Python under their own name for it.
 CALLERS = {"treestrap.engine.iteration": ("pvs", "treestrap.search.tournament")}
@@ -144,7 +128,7 @@ class Shadow:
     """Counts and samples the component calls of the searches run inside ``with``.
 
     ``counts[(name, kind)]``: calls of component ``name`` made at nodes of ``kind``
-    (``main``, ``quiescence`` or ``walk``); ``samples[name]``: what the timing loops
+    (``main`` or ``quiescence``); ``samples[name]``: what the timing loops
     need to repeat a sample of those calls."""
 
     def __init__(self, cap: int = 2000) -> None:
@@ -164,7 +148,7 @@ class Shadow:
             for kernel in kernels:
                 self._patch(module, kernel, self._driver(kernel, getattr(module, kernel)))
             for call in calls:
-                if hasattr(module, call):  # the training search makes no null moves
+                if hasattr(module, call):
                     component = getattr(module, call)
                     if call in AS_PYTHON:
                         component = component.py_func
@@ -189,29 +173,18 @@ class Shadow:
 
     def _driver(self, name: str, kernel: Any) -> Callable[..., Any]:
         python = kernel.py_func
-        if name in ("pvs", "alphabeta"):
-            depth_arg = 6 if name == "pvs" else 5  # where ``depth`` is in the arguments
+        depth_arg = 6  # where ``depth`` is in ``pvs``'s arguments
 
-            def search_node(*args: Any) -> Any:
-                kind = "main" if args[depth_arg] > 0 else "quiescence"
-                self.counts[(name, kind)] += 1
-                self._kinds.append(kind)
-                try:
-                    return python(*args)
-                finally:
-                    self._kinds.pop()
-
-            return search_node
-
-        def walk_node(*args: Any) -> Any:
-            self.counts[(name, "walk")] += 1
-            self._kinds.append("walk")
+        def search_node(*args: Any) -> Any:
+            kind = "main" if args[depth_arg] > 0 else "quiescence"
+            self.counts[(name, kind)] += 1
+            self._kinds.append(kind)
             try:
                 return python(*args)
             finally:
                 self._kinds.pop()
 
-        return walk_node
+        return search_node
 
     # --- the components ---------------------------------------------------------------
 
@@ -222,7 +195,6 @@ class Shadow:
 
         def call(*args: Any) -> Any:
             self.counts[(name, self._kinds[-1])] += 1
-            item = None
             if name == "pick_next":
                 record = self._open.get(int(args[1]))
                 if record is not None:
@@ -231,22 +203,10 @@ class Shadow:
                 sampler = self.samples.setdefault(name, Sampler(self.cap))
                 keep = sampler.wants()
                 if keep:
-                    item = sample(*args)
-                    sampler.add(item)
+                    sampler.add(sample(*args))
                 if name == "score_moves" and not keep:
                     self._open[int(args[2])] = None  # this node's picks go unrecorded
-            if name != "quiescence":
-                return component(*args)
-            # The values this search read back from the cache its caller filled: its
-            # timing loop reads back others (profile_costs.py corrects for them).
-            stats = args[2].stats
-            before = int(stats[EVAL_HITS])
-            result = component(*args)
-            hits = int(stats[EVAL_HITS]) - before
-            self.counts[("quiescence_hits", self._kinds[-1])] += hits
-            if item is not None:
-                item[-1] = hits
-            return result
+            return component(*args)
 
         return call
 
@@ -255,20 +215,11 @@ class Shadow:
     def _sample_position(self, pos: Any, *rest: Any) -> Any:
         return snapshot(pos)
 
-    def _sample_add_node(self, tree: Any, pos: Any, *rest: Any) -> Any:
-        return snapshot(pos)
-
     def _sample_is_repetition(self, pos: Any) -> Any:
         return snapshot(pos, REPETITION_WINDOW)
 
     def _sample_make_move(self, pos: Any, move: Any) -> Any:
         return snapshot(pos), int(move)
-
-    def _sample_quiescence(
-        self, pos: Any, ev: Any, ctx: Any, alpha: float = -np.inf, beta: float = np.inf
-    ) -> Any:
-        # the last slot: the values read back from the cache (set after the call)
-        return [snapshot(pos, REPETITION_WINDOW), float(alpha), float(beta), 0]
 
     def _sample_cached_static_value(self, pos: Any, ev: Any, ctx: Any, key: Any) -> Any:
         return snapshot(pos), int(key)
@@ -278,9 +229,6 @@ class Shadow:
 
     def _sample_tt_probe(self, tt: Any, key: Any) -> Any:
         return int(key)
-
-    def _sample_tt_cutoff(self, tt: Any, slot: int, ply: int, alpha: float, beta: float) -> Any:
-        return int(slot), int(ply), float(alpha), float(beta)
 
     def _sample_tt_checked_cutoff(
         self, tt: Any, key: Any, depth: int, ply: int, alpha: float, beta: float

@@ -36,10 +36,11 @@ from treestrap.core.jit import JIT_FLAGS
 from treestrap.core.makemove import make_move, make_null_move, unmake_move, unmake_null_move
 from treestrap.core.position import ST_NB
 from treestrap.search.scratch import STATS_NB
+from treestrap.search.tt import STORES
 
-# The barriers write to spare slots: Position.st has ST_NB = 8 slots, the last unused;
-# TranspositionTable.meta[3] is unused; pick_next's context gets its seldepth slot
-# (stats[3]), restored at once.
+# The barriers write to spare slots, restored at once: Position.st has ST_NB = 8 slots,
+# the last unused; the table's store counter (meta[STORES], a statistic no search
+# reads); pick_next's context gets its seldepth slot (stats[3]).
 assert ST_NB == 8 and STATS_NB > 3
 
 
@@ -48,7 +49,7 @@ assert ST_NB == 8 and STATS_NB > 3
 FLAGS = {**JIT_FLAGS, "cache": False}
 
 #: Where each kind of barrier writes: a slot of the first argument, restored after.
-_BARRIERS = {"pos": "st[7]", "tt": "meta[3]", "ctx": "stats[3]"}
+_BARRIERS = {"pos": "st[7]", "tt": f"meta[{STORES}]", "ctx": "stats[3]"}
 _TWICE = """
 def twice({params}):
     component({names})
@@ -98,7 +99,12 @@ def doubling(
 ) -> dict[str, dict[str, Any]]:
     """For each component name: the globals that double it in ``module``'s kernel,
     there and inside the inline ``helpers`` it calls (innermost first)."""
-    barriers = {"tt_probe": "tt", "tt_cutoff": "tt", "tt_store_result": "tt", "pick_next": "ctx"}
+    barriers = {
+        "tt_probe": "tt",
+        "tt_checked_cutoff": "tt",
+        "tt_store_result": "tt",
+        "pick_next": "ctx",
+    }
     found: dict[str, dict[str, Any]] = {}
     for name in names:
         if not hasattr(module, name):
