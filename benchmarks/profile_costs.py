@@ -61,8 +61,8 @@ class Costs:
             self._memo["evaluation"] = self.positional("static_value", K.loop_static_value, self.ev)
         return self._memo["evaluation"]
 
-    def material_estimate(self) -> float:
-        return self.positional("material_estimate", K.loop_material_estimate, self.ev)
+    def lazy_estimate(self) -> float:
+        return self.positional("lazy_estimate", K.loop_lazy_estimate, self.ev)
 
     def cache_read(self) -> float:
         """A read of the evaluation cache that finds its key (a miss's evaluation is

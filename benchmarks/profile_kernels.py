@@ -41,7 +41,7 @@ from treestrap.evaluation.feature_sets.meep import (
     _pawn_features,
     _pressure,
 )
-from treestrap.evaluation.model import Evaluator, evaluate_gradient, material_estimate
+from treestrap.evaluation.model import Evaluator, evaluate_gradient, lazy_estimate
 from treestrap.search.context import SearchContext, cached_static_value, static_value
 from treestrap.search.exchange import exchange_at_least
 from treestrap.search.ordering import pick_next, score_moves, update_quiet_cutoff
@@ -202,12 +202,12 @@ def loop_static_value(pos: Position, s: Positions, ev: Evaluator, passes: int) -
 
 
 @njit
-def loop_material_estimate(pos: Position, s: Positions, ev: Evaluator, passes: int) -> float:
+def loop_lazy_estimate(pos: Position, s: Positions, ev: Evaluator, passes: int) -> float:
     acc = 0.0
     for _ in range(passes):
         for i in range(s.bb.shape[0]):
             load(pos, s, i)
-            acc += material_estimate(pos, ev)
+            acc += lazy_estimate(pos, ev)[0]
     return acc
 
 

@@ -72,6 +72,9 @@ NOT_DOUBLED = (
     "update_quiet_cutoff",
     "update_pv",
     "_stand_pat",
+    # what a lazy estimate leaves to the cache and the evaluation: timed as theirs
+    "cached_value_after_estimate",
+    "evaluate_after_estimate",
 )
 DOUBLED = tuple(c for c in SEARCH_CALLS if c not in NOT_DOUBLED)
 #: Fewer calls than this in a whole run are too few to time by doubling.
@@ -211,11 +214,21 @@ def search_table(shadow: Shadow, nodes: int, delta: dict, costs: Costs) -> Table
         "evaluation (static_value: cache misses)", ("static_value",), costs.evaluation()
     )
     t.parts(evaluation, costs.evaluation_parts())
+    t.add(
+        "evaluation after the estimate (misses)",
+        ("evaluate_after_estimate",),
+        costs.evaluation(),
+    )
     t.add("evaluation cache: reads", ("cached_static_value",), costs.cache_read())
     t.add(
-        "lazy evaluation: material estimate",
-        ("material_estimate",),
-        costs.material_estimate(),
+        "evaluation cache: reads after estimate",
+        ("cached_value_after_estimate",),
+        costs.cache_read(),
+    )
+    t.add(
+        "lazy evaluation: the model's estimate",
+        ("lazy_estimate",),
+        costs.lazy_estimate(),
     )
     t.add("check tests (in_check)", ("in_check",), costs.positional("in_check", K.loop_in_check))
     t.add(
@@ -257,8 +270,14 @@ def evaluation_facts(shadow: Shadow, units: int) -> str:
     """Static values asked of the evaluation cache per node, and evaluated (its misses,
     and the rare evaluation at the deepest ply, past the cache)."""
     kinds = ("main", "quiescence")
-    reads = sum(shadow.calls("cached_static_value", k) for k in kinds)
-    evaluations = sum(shadow.calls("static_value", k) for k in kinds)
+    reads = sum(
+        shadow.calls(name, k)
+        for name in ("cached_static_value", "cached_value_after_estimate")
+        for k in kinds
+    )
+    evaluations = sum(
+        shadow.calls(name, k) for name in ("static_value", "evaluate_after_estimate") for k in kinds
+    )
     if not reads:
         return "no static value read"
     return (

@@ -13,7 +13,8 @@ that both count the same nodes.
 
 Some helpers the kernels call hold components of their own: the evaluation cache
 (``cached_static_value``, which calls ``static_value`` on a miss) and the tournament
-search's stand pat (``_stand_pat``: the lazy ``material_estimate``, then the cache).
+search's stand pat (``_stand_pat``: the model's ``lazy_estimate``, then the cache's
+``cached_value_after_estimate``, which calls ``evaluate_after_estimate`` on a miss).
 They run as Python too (:data:`AS_PYTHON`), and a ``py_func`` looks its names up in
 its own module's globals, so ``static_value`` is wrapped in the context module as well:
 the evaluations counted are the cache's misses, the positions really evaluated.
@@ -46,9 +47,11 @@ SEARCH_CALLS = (
     "make_null_move",
     "unmake_null_move",
     "static_value",
+    "evaluate_after_estimate",
     "cached_static_value",
+    "cached_value_after_estimate",
     "_stand_pat",
-    "material_estimate",
+    "lazy_estimate",
     "exchange_at_least",
     "in_check",
     "is_repetition",
@@ -66,7 +69,8 @@ POSITION_ONLY = {
     "generate_moves",
     "generate_captures",
     "static_value",
-    "material_estimate",
+    "evaluate_after_estimate",
+    "lazy_estimate",
     "in_check",
     "is_insufficient_material",
     "make_null_move",
@@ -74,12 +78,12 @@ POSITION_ONLY = {
 }
 #: Compiled helpers run as their Python source (counted like a component): the calls
 #: they make are then wrapped too. Innermost first (the order a rebuild follows).
-AS_PYTHON = ("cached_static_value", "_stand_pat")
+AS_PYTHON = ("cached_static_value", "cached_value_after_estimate", "_stand_pat")
 #: module -> (its recursive kernels, run as Python; the calls wrapped)
 SHADOWED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "treestrap.search.tournament": (("pvs",), SEARCH_CALLS),
     # where ``cached_static_value``'s Python source finds ``static_value``
-    "treestrap.search.context": ((), ("static_value",)),
+    "treestrap.search.context": ((), ("static_value", "evaluate_after_estimate")),
 }
 #: Modules that call a shadowed kernel from Python under their own name for it.
 CALLERS = {"treestrap.engine.iteration": ("pvs", "treestrap.search.tournament")}
@@ -222,6 +226,11 @@ class Shadow:
         return snapshot(pos), int(move)
 
     def _sample_cached_static_value(self, pos: Any, ev: Any, ctx: Any, key: Any) -> Any:
+        return snapshot(pos), int(key)
+
+    def _sample_cached_value_after_estimate(
+        self, pos: Any, ev: Any, ctx: Any, key: Any, reused: Any
+    ) -> Any:
         return snapshot(pos), int(key)
 
     def _sample_exchange_at_least(self, pos: Any, move: Any, threshold: Any) -> Any:

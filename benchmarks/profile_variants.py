@@ -15,7 +15,7 @@ A kernel is compiled again from its own Python source (``py_func``) with its glo
 replaced (its recursive call included), uncached, with the project's flags
 (``treestrap.core.jit``: the reference-counting runtime as the kernels have it); the
 unchanged copy compiled the same way is the reference. A component called inside an
-inline helper (``static_value`` in the evaluation cache, ``material_estimate`` in the
+inline helper (``static_value`` in the evaluation cache, ``lazy_estimate`` in the
 stand pat) is doubled there: the helpers on the way are compiled again too, each with
 its own module's globals.
 """
