@@ -1,13 +1,14 @@
 """One game between two in-process players, through the game contract
 (:class:`~treestrap.games.contract.Game`): any game that fills the contract plays here.
 
-The loop asks the contract alone: the start position, the opening's moves made in turn,
-whose move it is, the legal moves (a player's choice is checked against them), and when
-and why the game is over. Results use the chess words (the first player is White):
+The loop (:mod:`treestrap.play.loop`) asks the contract alone: the start position, the
+opening's moves made in turn, whose move it is, the legal moves (a player's choice is
+checked against them; an illegal one is the player's bug, not a loss), and when and why
+the game is over. Results use the chess words (the first player is White):
 ``1-0`` is a first-player win. Tournaments of in-process players play their games here
 (:mod:`treestrap.play.contract_tournament`), and so do Connect Four's measurements
 (:mod:`treestrap.play.connect4.game`); chess in-process players can too, though chess
-tournaments run engines with clocks (:mod:`treestrap.play.game`).
+tournaments run engines with clocks (:mod:`treestrap.play.game`, the same loop).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.games.contract import Game, MovePlayer
+from treestrap.play.loop import Ending, Turn, play_out
 
 FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 #: Why a game stopped at its length limit.
@@ -63,6 +65,58 @@ class RandomMovePlayer:
         return self.rng.choice(sorted(_legal(self.game, pos, self.buffer)))
 
 
+class ContractTable:
+    """A contract game's position as the loop (:func:`~treestrap.play.loop.play_out`)
+    asks it, ``plies`` made so far; with ``write`` it keeps each move's text."""
+
+    def __init__(self, game: Game, pos: Any, plies: int, write: bool = True) -> None:
+        self.game = game
+        self.pos = pos
+        self.buffer = game.new_move_buffer()
+        self.count = plies
+        self.write = write
+        self.texts: list[str] = []
+
+    def ending(self) -> Ending | None:
+        value, why = self.game.terminal(self.pos, self.buffer)
+        if value is None:
+            return None
+        if value == 0.0:
+            return Ending(DRAWN, why)
+        first_won = (value > 0) == (self.game.side_to_move(self.pos) == 0)  # the mover's
+        return Ending(FIRST_WINS if first_won else SECOND_WINS, why)
+
+    def side(self) -> int:
+        return self.game.side_to_move(self.pos)
+
+    def plies(self) -> int:
+        return self.count
+
+    def refusal(self, move: int) -> str | None:
+        if move in _legal(self.game, self.pos, self.buffer):
+            return None
+        return f"chose {self.game.move_text(self.pos, move)}, which is not a legal move"
+
+    def make(self, move: int) -> None:
+        if self.write:
+            self.texts.append(self.game.move_text(self.pos, move))
+        self.game.make_move(self.pos, move)
+        self.count += 1
+
+
+class _ContractMover:
+    """An in-process player: its choice is the move; an illegal one is its bug."""
+
+    def __init__(self, player: MovePlayer) -> None:
+        self.player = player
+
+    def turn(self, table: ContractTable) -> Turn:
+        return Turn(int(self.player.choose(table.pos)))
+
+    def refused(self, why: str) -> Ending:
+        raise ValueError(f"{self.player.name} {why}")
+
+
 def play_contract_game(
     game: Game,
     first: MovePlayer,
@@ -85,24 +139,14 @@ def play_contract_game(
         game.make_move(pos, int(move))
     first.new_game(2 * seed)
     second.new_game(2 * seed + 1)
-    players = (first, second)
-    moves: list[str] = []
-    result, termination = DRAWN, LENGTH_LIMIT
-    while max_plies is None or len(opening) + len(moves) < max_plies:
-        value, why = game.terminal(pos, buffer)
-        if value is not None:
-            termination = why
-            if value != 0.0:  # the side to move's result
-                first_won = (value > 0) == (game.side_to_move(pos) == 0)
-                result = FIRST_WINS if first_won else SECOND_WINS
-            break
-        mover = players[game.side_to_move(pos)]
-        move = int(mover.choose(pos))
-        if move not in _legal(game, pos, buffer):
-            text = game.move_text(pos, move)
-            raise ValueError(f"{mover.name} chose {text}, which is not a legal move")
-        moves.append(game.move_text(pos, move))
-        game.make_move(pos, move)
+    table = ContractTable(game, pos, len(opening))
+    movers = (_ContractMover(first), _ContractMover(second))
+    ending = play_out(table, movers, max_plies) or Ending(DRAWN, LENGTH_LIMIT)
     return PlayedGame(
-        first.name, second.name, tuple(opening_texts), tuple(moves), result, termination
+        first.name,
+        second.name,
+        tuple(opening_texts),
+        tuple(table.texts),
+        ending.result,
+        ending.termination,
     )

@@ -1,4 +1,6 @@
-"""One game between two players: the only game loop (matches and tournaments use it).
+"""One chess game between two engines, as matches and engine tournaments play it: the
+game loop of :mod:`treestrap.play.loop`, filled with python-chess's board and engines
+under clocks.
 
 The runner keeps the clocks: each side is charged the wall-clock time its engine
 took per move (Fischer: plus the increment after the move), and a side whose clock
@@ -28,9 +30,10 @@ import chess
 import chess.engine
 import chess.pgn
 
-from treestrap.play.adjudication import Adjudication, ScoredMove, adjudicate
+from treestrap.play.adjudication import Adjudication, adjudicate
 from treestrap.play.errors import PlayerFailed, describe
 from treestrap.play.forfeits import FORFEIT, TIME_FORFEIT
+from treestrap.play.loop import Ending, History, Turn, play_out
 from treestrap.play.openings import Opening
 from treestrap.play.players import IN_PROCESS, PlayerSpec
 from treestrap.play.sessions import MATE_SCORE, Clocks, Reply, Session, open_session
@@ -85,19 +88,12 @@ class GameRecord:
     time_loss: bool = False
 
 
-@dataclass
-class _Ending:
-    result: str
-    termination: str
-    time_loss: bool = False
-
-
 def _loss(side: chess.Color) -> str:
     return "0-1" if side == chess.WHITE else "1-0"
 
 
-def _forfeit(side: chess.Color, name: str, reason: str) -> _Ending:
-    return _Ending(_loss(side), f"{FORFEIT}{reason} ({chess.COLOR_NAMES[side]}, {name})")
+def _forfeit(side: chess.Color, name: str, reason: str) -> Ending:
+    return Ending(_loss(side), f"{FORFEIT}{reason} ({chess.COLOR_NAMES[side]}, {name})")
 
 
 def _own_failure(spec: PlayerSpec, setup: GameSetup, exc: BaseException) -> PlayerFailed:
@@ -106,11 +102,34 @@ def _own_failure(spec: PlayerSpec, setup: GameSetup, exc: BaseException) -> Play
     return PlayerFailed.raised(f"in-process player {spec.name} raised ({where})", exc)
 
 
-def _natural_end(board: chess.Board) -> _Ending | None:
-    outcome = board.outcome(claim_draw=True)
-    if outcome is None:
+class _BoardTable:
+    """A chess game's position as the loop asks it: python-chess's board, whose
+    outcome knows the claims of repetition and the fifty-move rule."""
+
+    def __init__(self, board: chess.Board) -> None:
+        self.board = board
+
+    def ending(self) -> Ending | None:
+        outcome = self.board.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        return Ending(outcome.result(), outcome.termination.name.lower().replace("_", " "))
+
+    def side(self) -> chess.Color:
+        return self.board.turn
+
+    def plies(self) -> int:
+        return len(self.board.move_stack)
+
+    def refusal(self, move: chess.Move | None) -> str | None:
+        if move is None:
+            return "no move"
+        if move not in self.board.legal_moves:
+            return f"illegal move {move.uci()}"
         return None
-    return _Ending(outcome.result(), outcome.termination.name.lower().replace("_", " "))
+
+    def make(self, move: chess.Move) -> None:
+        self.board.push(move)
 
 
 def _timed_move(
@@ -143,15 +162,6 @@ def _timed_move(
     return reply, spent, failure, error
 
 
-def _legal_move(reply: Reply | None, board: chess.Board) -> chess.Move | str:
-    """The reply's move, or why it cannot be played."""
-    if reply is None or reply.move is None:
-        return "no move"
-    if reply.move not in board.legal_moves:
-        return f"illegal move {reply.move.uci()}"
-    return reply.move
-
-
 def _note(score: float | None, spent: float) -> str:
     """PGN comment: the mover's score in pawns and its thinking time."""
     if score is None:
@@ -161,7 +171,44 @@ def _note(score: float | None, spent: float) -> str:
     return f"{score / 100:+.2f} {spent:.2f}s"
 
 
-def _start(setup: GameSetup, sessions: dict[chess.Color, Session]) -> _Ending | None:
+class _Contestant:
+    """One side's engine under its clock (which the runner keeps) and the watchdog: a
+    crash, a hang, a flag fall, a resignation or an illegal move ends the game."""
+
+    def __init__(
+        self, setup: GameSetup, side: chess.Color, session: Session, clocks: Clocks
+    ) -> None:
+        self.setup = setup
+        self.side = side
+        self.session = session
+        self.clocks = clocks
+        self.spec = setup.white if side == chess.WHITE else setup.black
+
+    def turn(self, table: _BoardTable) -> Turn:
+        tc, side, clocks = self.setup.tc, self.side, self.clocks
+        timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else self.setup.rules.move_timeout
+        reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
+        if error is not None and self.spec.kind == IN_PROCESS:
+            raise _own_failure(self.spec, self.setup, error) from error
+        if failure is not None:
+            return Turn(ending=self.refused(failure))
+        if tc.is_clock:
+            clocks[side] -= spent
+            if clocks[side] < 0:
+                return Turn(ending=Ending(_loss(side), TIME_FORFEIT, time_loss=True))
+            clocks[side] += tc.increment
+        if reply is None:
+            return Turn()  # no answer: the table refuses it as no move
+        if reply.resigned:
+            name = self.session.name
+            return Turn(ending=Ending(_loss(side), f"resigned ({chess.COLOR_NAMES[side]}, {name})"))
+        return Turn(reply.move, score=reply.score, note=_note(reply.score, spent))
+
+    def refused(self, why: str) -> Ending:
+        return _forfeit(self.side, self.session.name, why)
+
+
+def _start(setup: GameSetup, sessions: dict[chess.Color, Session]) -> Ending | None:
     for side, spec in ((chess.WHITE, setup.white), (chess.BLACK, setup.black)):
         self_play = side == chess.BLACK and spec.engine_key() == setup.white.engine_key()
         try:
@@ -178,43 +225,22 @@ def _play(
     board: chess.Board,
     sessions: dict[chess.Color, Session],
     notes: list[str],
-) -> _Ending | None:
+) -> Ending | None:
     """Play until the game ends (the ending) or reaches ``max_plies`` (None)."""
-    tc, rules = setup.tc, setup.rules
-    clocks = {chess.WHITE: tc.base or 0.0, chess.BLACK: tc.base or 0.0}
-    history: list[ScoredMove] = []
-    while True:
-        ending = _natural_end(board)
-        if ending is not None:
-            return ending
-        verdict = adjudicate(history, len(board.move_stack), rules.adjudication)
-        if verdict is not None:
-            return _Ending(*verdict)
-        if len(board.move_stack) >= rules.max_plies:
-            return None
-        side = board.turn
-        session = sessions[side]
-        timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
-        reply, spent, failure, error = _timed_move(session, board, clocks, timeout)
-        spec = setup.white if side == chess.WHITE else setup.black
-        if error is not None and spec.kind == IN_PROCESS:
-            raise _own_failure(spec, setup, error) from error
-        if failure is not None:
-            return _forfeit(side, session.name, failure)
-        if tc.is_clock:
-            clocks[side] -= spent
-            if clocks[side] < 0:
-                return _Ending(_loss(side), TIME_FORFEIT, time_loss=True)
-            clocks[side] += tc.increment
-        if reply is not None and reply.resigned:
-            return _Ending(_loss(side), f"resigned ({chess.COLOR_NAMES[side]}, {session.name})")
-        move = _legal_move(reply, board)
-        if isinstance(move, str):
-            return _forfeit(side, session.name, move)
-        score = reply.score if reply is not None else None
-        board.push(move)
-        notes.append(_note(score, spent))
-        history.append((side, score))
+    base = setup.tc.base or 0.0
+    clocks = {chess.WHITE: base, chess.BLACK: base}
+    movers = {side: _Contestant(setup, side, sessions[side], clocks) for side in sessions}
+    rules = setup.rules
+
+    def referee(history: History, plies: int) -> Ending | None:
+        verdict = adjudicate(history, plies, rules.adjudication)
+        return None if verdict is None else Ending(*verdict)
+
+    turns: list[Turn] = []
+    try:
+        return play_out(_BoardTable(board), movers, rules.max_plies, referee, turns)
+    finally:
+        notes.extend(turn.note for turn in turns)
 
 
 def _finisher_failed(
@@ -227,44 +253,62 @@ def _finisher_failed(
     raise FinisherFailed(f"finisher {ref.name} failed: {why}") from exc
 
 
-def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> _Ending:
+class _Finisher:
+    """The reference engine, playing both sides: no contestant, it gets a full clock
+    every move, and a failure leaves the game without a result."""
+
+    def __init__(self, setup: GameSetup, ref: PlayerSpec, session: Session) -> None:
+        self.setup = setup
+        self.ref = ref
+        self.session = session
+
+    def turn(self, table: _BoardTable) -> Turn:
+        rules = self.setup.rules
+        tc = rules.finish_tc
+        base = tc.base or 0.0
+        clocks = {chess.WHITE: base, chess.BLACK: base}
+        timeout = base + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
+        reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
+        if failure is not None:
+            _finisher_failed(self.setup, self.ref, failure, error)
+        if reply is None:
+            return Turn()  # no answer: the table refuses it as no move
+        return Turn(reply.move, score=reply.score, note=_note(reply.score, spent))
+
+    def refused(self, why: str) -> Ending:
+        _finisher_failed(self.setup, self.ref, why, None)
+
+
+def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> Ending:
     """The reference engine plays both sides on, to the end or to its own cap (a
     draw); ``FinisherFailed`` or ``PlayerFailed`` if it fails."""
     rules = setup.rules
     ref = rules.finisher
     if ref is None:
-        return _Ending(DRAW, MAX_LENGTH)
+        return Ending(DRAW, MAX_LENGTH)
     try:
         session = open_session(ref, rules.finish_tc)
     except Exception as exc:
         _finisher_failed(setup, ref, f"failed to start: {describe(exc)}", exc)
-    tc = rules.finish_tc
-    first = len(board.move_stack)
+    finisher = _Finisher(setup, ref, session)
+    turns: list[Turn] = []
+    table = _BoardTable(board)
     try:
-        while True:
-            ending = _natural_end(board)
-            if ending is not None:
-                return _Ending(ending.result, f"finished by {ref.name} ({ending.termination})")
-            if len(board.move_stack) - first >= rules.finish_plies:
-                return _Ending(DRAW, f"{MAX_LENGTH} (not finished by {ref.name})")
-            # The reference is no contestant: it gets a full clock every move.
-            clocks = {chess.WHITE: tc.base or 0.0, chess.BLACK: tc.base or 0.0}
-            timeout = (tc.base or 0.0) + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
-            reply, spent, failure, error = _timed_move(session, board, clocks, timeout)
-            move = failure or _legal_move(reply, board)
-            if isinstance(move, str):
-                _finisher_failed(setup, ref, move, error)
-            board.push(move)
-            note = _note(reply.score if reply is not None else None, spent)
-            notes.append(
-                f"{ref.name} finishes: {note}" if len(board.move_stack) == first + 1 else note
-            )
+        cap = table.plies() + rules.finish_plies
+        ending = play_out(table, (finisher, finisher), cap, None, turns)
     finally:
         with contextlib.suppress(Exception):
             session.close()
+        finished = [turn.note for turn in turns]
+        if finished:
+            finished[0] = f"{ref.name} finishes: {finished[0]}"
+        notes.extend(finished)
+    if ending is None:
+        return Ending(DRAW, f"{MAX_LENGTH} (not finished by {ref.name})")
+    return Ending(ending.result, f"finished by {ref.name} ({ending.termination})")
 
 
-def _pgn(setup: GameSetup, board: chess.Board, notes: list[str], ending: _Ending) -> str:
+def _pgn(setup: GameSetup, board: chess.Board, notes: list[str], ending: Ending) -> str:
     game = chess.pgn.Game()
     game.setup(board.root())  # adds FEN and SetUp unless it is the start position
     book = len(board.move_stack) - len(notes)
