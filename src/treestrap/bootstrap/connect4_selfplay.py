@@ -24,17 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from treestrap.bootstrap.chunks import (
-    DRAWN,
     FIRST_WINS,
     SECOND_WINS,
     ChunkSummary,
     GamePlayer,
     play_chunk_file,
-    results_by_side,
 )
 from treestrap.bootstrap.connect4_budgets import Connect4SelfPlay
+from treestrap.bootstrap.recorded_game import Recorder, play_recorded_game
 from treestrap.connect4.board import (
-    DRAW,
     MAX_MOVES,
     NOT_TERMINAL,
     ST_PLY,
@@ -53,6 +51,8 @@ from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import load_connect4_model
 from treestrap.games.connect4_tournament import can_win_now
 from treestrap.games.registry import get_game
+from treestrap.play.contract_game import ContractTable
+from treestrap.play.loop import Ending, Turn
 from treestrap.search.value import MATE_BOUND
 
 
@@ -85,35 +85,38 @@ def opening_position(settings: Connect4SelfPlay, number: int) -> Position:
     return pos
 
 
+class _Recorder(Recorder):
+    """The run's player, searching at a fixed depth and keeping every position; a
+    result its search proves ends the game there."""
+
+    def __init__(self, evaluator: object, search: Connect4Search, depth: int) -> None:
+        super().__init__()
+        self.evaluator = evaluator
+        self.search = search
+        self.depth = depth
+
+    def turn(self, table: ContractTable) -> Turn:
+        pos = table.pos
+        result = self.search.search(copy_position(pos), self.evaluator, self.depth)
+        self.nodes += int(result.nodes)
+        score = float(result.value)
+        side = side_to_move(pos)
+        self.keep(pack_connect4(pos, score, 0, int(pos.st[ST_PLY])), side)
+        if abs(score) >= MATE_BOUND:  # proven by the player's own search: the result
+            first_wins = (score > 0) == (side == 0)
+            return Turn(ending=Ending(FIRST_WINS if first_wins else SECOND_WINS, "proven"))
+        return Turn(int(result.best_move))
+
+
 def play_game(
     evaluator: object, search: Connect4Search, settings: Connect4SelfPlay, number: int
 ) -> tuple[np.ndarray, str, int, int]:
     """One game: its records (results filled in), its result for the first player
     ("1-0", ...), its plies and the nodes searched."""
     pos = opening_position(settings, number)
-    start_ply = int(pos.st[ST_PLY])
-    kept: list[np.ndarray] = []
-    sides: list[int] = []
-    nodes, first_score = 0, 0
-    while True:
-        end = terminal_value(pos)
-        if end != NOT_TERMINAL:  # the side to move has lost, or the board is full
-            first_score = 0 if end == DRAW else (-1 if side_to_move(pos) == 0 else 1)
-            break
-        result = search.search(copy_position(pos), evaluator, settings.depth)
-        nodes += int(result.nodes)
-        score = float(result.value)
-        kept.append(pack_connect4(pos, score, 0, int(pos.st[ST_PLY])))
-        sides.append(side_to_move(pos))
-        if abs(score) >= MATE_BOUND:  # proven by the player's own search: the result
-            mover_wins = score > 0
-            first_score = 1 if mover_wins == (side_to_move(pos) == 0) else -1
-            break
-        make_move(pos, int(result.best_move))
-    records = np.concatenate(kept) if kept else np.zeros(0, dtype=CONNECT4_RECORD)
-    records["result"] = results_by_side(sides, first_score)
-    result_text = {1: FIRST_WINS, -1: SECOND_WINS}.get(first_score, DRAWN)
-    return records, result_text, int(pos.st[ST_PLY]) - start_ply, nodes
+    recorder = _Recorder(evaluator, search, settings.depth)
+    start = int(pos.st[ST_PLY])
+    return play_recorded_game(get_game(CONNECT4_FACTS.name), pos, start, recorder, CONNECT4_RECORD)
 
 
 def play_connect4_chunk(

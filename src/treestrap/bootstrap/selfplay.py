@@ -23,20 +23,18 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.bootstrap.chunks import (
-    ChunkSummary,
-    GamePlayer,
-    play_chunk_file,
-    results_by_side,
-)
+from treestrap.bootstrap.chunks import ChunkSummary, GamePlayer, play_chunk_file
+from treestrap.bootstrap.recorded_game import Recorder, play_recorded_game
 from treestrap.core.makemove import make_move
 from treestrap.core.move import is_capture, is_promotion
 from treestrap.core.notation import legal_moves, parse_uci_move, position_from_board
 from treestrap.core.position import ST_PLY, ST_SIDE, Position, in_check
-from treestrap.core.status import CHECKMATE, ONGOING, game_status, new_move_buffer
 from treestrap.distill.position_file import RECORD, RECORD_NAME, pack_position
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.weight_files import load_weights
+from treestrap.games.chess_game import CHESS_GAME
+from treestrap.play.contract_game import ContractTable
+from treestrap.play.loop import Ending, Turn
 from treestrap.play.openings import Opening, built_in_book
 from treestrap.search.timeman import SearchLimits
 
@@ -76,42 +74,42 @@ def _opening(settings: SelfPlaySettings, number: int, book: list[Opening]) -> Po
     return pos
 
 
+class _Recorder(Recorder):
+    """The run's player, searching at a node budget and keeping the positions of use."""
+
+    def __init__(self, engine: Engine, settings: SelfPlaySettings) -> None:
+        super().__init__()
+        self.engine = engine
+        self.limits = SearchLimits(nodes=settings.nodes)
+        self.decided_run = 0
+
+    def turn(self, table: ContractTable) -> Turn:
+        pos = table.pos
+        outcome = self.engine.go(pos, self.limits)
+        self.nodes += outcome.nodes
+        move = parse_uci_move(pos, outcome.best_move)
+        score = outcome.score
+        self.decided_run = self.decided_run + 1 if abs(score) >= DECIDED else 0
+        if self.decided_run >= DECIDED_PLIES:
+            ahead_white = (score > 0) == (int(pos.st[ST_SIDE]) == 0)
+            return Turn(ending=Ending("1-0" if ahead_white else "0-1", "decided"))
+        quiet = not (in_check(pos) or is_capture(move) or is_promotion(move))
+        ply = table.plies()
+        if quiet and ply >= FIRST_RECORDED_PLY and abs(score) < DECIDED:
+            self.keep(pack_position(pos, score, 0, ply), int(pos.st[ST_SIDE]))
+        return Turn(move)
+
+
 def play_game(
     engine: Engine, settings: SelfPlaySettings, number: int, book: list[Opening]
 ) -> tuple[np.ndarray, str, int, int]:
     """One game: its records (results filled in), its result for white ("1-0", ...),
     its plies and the nodes searched."""
     pos = _opening(settings, number, book)
-    start_ply = int(pos.st[ST_PLY])
     engine.new_game()
-    buffer = new_move_buffer()
-    kept: list[np.ndarray] = []
-    sides: list[int] = []
-    nodes, decided_run, result = 0, 0, "1/2-1/2"
-    limits = SearchLimits(nodes=settings.nodes)
-    for ply in range(start_ply, settings.max_plies):
-        status = game_status(pos, buffer)
-        if status != ONGOING:
-            if status == CHECKMATE:  # the side to move lost; every other end is a draw
-                result = "0-1" if int(pos.st[ST_SIDE]) == 0 else "1-0"
-            break
-        outcome = engine.go(pos, limits)
-        nodes += outcome.nodes
-        move = parse_uci_move(pos, outcome.best_move)
-        score = outcome.score
-        decided_run = decided_run + 1 if abs(score) >= DECIDED else 0
-        if decided_run >= DECIDED_PLIES:
-            ahead_white = (score > 0) == (int(pos.st[ST_SIDE]) == 0)
-            result = "1-0" if ahead_white else "0-1"
-            break
-        quiet = not (in_check(pos) or is_capture(move) or is_promotion(move))
-        if quiet and ply >= FIRST_RECORDED_PLY and abs(score) < DECIDED:
-            kept.append(pack_position(pos, score, 0, ply))
-            sides.append(int(pos.st[ST_SIDE]))
-        make_move(pos, move)
-    records = np.concatenate(kept) if kept else np.zeros(0, dtype=RECORD)
-    records["result"] = results_by_side(sides, {"1-0": 1, "0-1": -1}.get(result, 0))
-    return records, result, int(pos.st[ST_PLY]) - start_ply, nodes
+    recorder = _Recorder(engine, settings)
+    start = int(pos.st[ST_PLY])
+    return play_recorded_game(CHESS_GAME, pos, start, recorder, RECORD, settings.max_plies)
 
 
 def play_chunk(
