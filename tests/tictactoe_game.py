@@ -30,16 +30,15 @@ from treestrap.evaluation.weight_file_format import (
     read_weight_file,
     write_weight_file,
 )
-from treestrap.games.contract import MINIMAX, Game, SearchPlan, TournamentPlay
+from treestrap.games.contract import Game, SearchPlan, TournamentPlay
 from treestrap.games.facts import GameFacts, RefusedOption
-from treestrap.games.learning_sources import WALK_TREE_NODES, AlphaBetaSource, MinimaxSource
+from treestrap.games.learning_sources import plain_learning_search
 from treestrap.games.line_record import LineRecord
 from treestrap.games.move_pgn import move_pgn
 from treestrap.games.network_inputs import ReplayInputs
 from treestrap.play.contract_game import RandomMovePlayer
 from treestrap.search.alphabeta import AlphaBetaSearch
-from treestrap.search.full_tree import FullTreeSearch
-from treestrap.search.walk import walk_table
+from treestrap.search.plain_kernels import PlainSearchOptions
 
 NAME = "tictactoe"
 _SELF_PLAY = "tic-tac-toe learns by self-play"
@@ -179,31 +178,9 @@ def random_network(sizes: list[int], activation: str, seed: int, scale: float) -
 # --- searches, records, openings ------------------------------------------------------
 
 
-class SearchOptions(NamedTuple):
-    use_tt: bool = True
-    prune: bool = True
-    max_nodes: int = 0
-
-
-class Limits(NamedTuple):
-    max_nodes: int = 0
-
-
-def _walk(pos: Position, ev: Any, search: AlphaBetaSearch, tree: Any, min_depth: int) -> None:
-    walk_table(kernels, pos, ev, search.tt, tree, search.ctx, min_depth)
-
-
 def learning_search(plan: SearchPlan) -> Any:
     """The search family compiled with tic-tac-toe's kernels, as ``plan`` asks."""
-    if plan.kind == MINIMAX:
-        capacity = plan.minimax_nodes + 1  # a search stops on the node after its budget
-        trees = kernels.new_record(capacity), kernels.new_record(capacity)
-        return MinimaxSource(
-            FullTreeSearch(kernels, Limits(plan.minimax_nodes), *trees), plan.max_depth
-        )
-    search = AlphaBetaSearch(kernels, SearchOptions(), plan.tt_bits)
-    tree = kernels.new_record(WALK_TREE_NODES) if plan.walk else None
-    return AlphaBetaSource(search, plan.depth, plan.min_depth, tree, _walk if plan.walk else None)
+    return plain_learning_search(kernels, kernels.new_record, plan)
 
 
 def _terminal(pos: Position, buffer: np.ndarray) -> tuple[float | None, str]:
@@ -322,7 +299,7 @@ class SearchPlayer:
     def __init__(self, name: str, path: str, depth: int) -> None:
         self.name, self.depth = name, depth
         self.ev = load_model(path).evaluator()
-        self.search = AlphaBetaSearch(kernels, SearchOptions(), 10)
+        self.search = AlphaBetaSearch(kernels, PlainSearchOptions(), 10)
 
     def new_game(self, seed: int) -> None:
         pass

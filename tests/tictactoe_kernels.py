@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treestrap.core.jit import njit
-from treestrap.core.search_tree import SearchTree, new_tree, record_node
+from treestrap.core.search_tree import SearchTree, new_tree
 from treestrap.search.plain_kernels import PlainContext, instantiate_plain, new_plain_context
 from treestrap.search.scratch import reset_counters
 from treestrap.search.value import MAX_PLY, mated_in
@@ -232,16 +232,6 @@ def evaluate_gradient(pos: Position, ev: Evaluator) -> tuple[float, int]:
 @njit
 def evaluate(pos: Position, ev: Evaluator) -> float:
     return evaluate_gradient(pos, ev)[0]
-
-
-@njit
-def add_node(
-    tree: SearchTree, pos: Position, ev: Evaluator, parent: int, move: int, ply: int,
-    depth: int, flags: int,
-) -> tuple[int, float]:  # fmt: skip
-    h, n = evaluate_gradient(pos, ev)
-    key = position_key(pos)
-    return record_node(tree, ev.idx, ev.val, n, h, key, parent, move, ply, depth, flags), h
 
 
 def new_record(capacity: int) -> SearchTree:

@@ -3,8 +3,8 @@
 Linear: ``H(s) = theta . phi(s)`` for the side to move, phi from
 :mod:`treestrap.connect4.features`. The evaluator carries the weights and scratch
 buffers for one extraction, so the searches allocate nothing; :func:`evaluate_gradient`
-leaves the gradient (phi itself) in them, and :func:`add_node` records a position with
-it in a search tree.
+leaves the gradient (phi itself) in them, and the search family's
+:func:`~treestrap.search.node.add_node` records a position with it in a search tree.
 
 Network: the same tuple with a network buffer as ``weights``
 (:mod:`treestrap.connect4.network`; its length is never the linear ``SIZE``), so one
@@ -18,11 +18,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treestrap.connect4.board import Position, position_key
+from treestrap.connect4.board import Position
 from treestrap.connect4.features import MAX_ACTIVE, SIZE, extract
 from treestrap.connect4.network import is_network_buffer, network_value
 from treestrap.core.jit import njit
-from treestrap.core.search_tree import SearchTree, new_tree, record_node
+from treestrap.core.search_tree import SearchTree, new_tree
 
 
 class Connect4Evaluator(NamedTuple):
@@ -62,25 +62,6 @@ def evaluate_gradient(pos: Position, ev: Connect4Evaluator) -> tuple[float, int]
 def evaluate(pos: Position, ev: Connect4Evaluator) -> float:
     """``H(s)`` for the side to move (unclipped)."""
     return evaluate_gradient(pos, ev)[0]
-
-
-@njit
-def add_node(
-    tree: SearchTree,
-    pos: Position,
-    ev: Connect4Evaluator,
-    parent: int,
-    move: int,
-    ply: int,
-    depth: int,
-    flags: int,
-) -> tuple[int, float]:
-    """Evaluate ``pos`` and record it in ``tree`` with its gradient; returns
-    ``(node index or -1 if full, H(s))`` (bounds left unknown)."""
-    h, n = evaluate_gradient(pos, ev)
-    key = position_key(pos)
-    i = record_node(tree, ev.idx, ev.val, n, h, key, parent, move, ply, depth, flags)
-    return i, h
 
 
 #: Average feature pairs reserved per node: a mid-game position writes about 40-90 of

@@ -10,29 +10,18 @@ the game is over.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from treestrap.connect4 import search_kernels
 from treestrap.connect4.board import Position
 from treestrap.connect4.evaluator import Connect4Evaluator, new_connect4_tree
 from treestrap.core.search_tree import SearchTree
 from treestrap.search.alphabeta import AlphaBetaSearch, SearchResult
 from treestrap.search.full_tree import FullTreeSearch
+from treestrap.search.plain_kernels import PlainMinimaxLimits, PlainSearchOptions
 from treestrap.search.walk import walk_table
 
-
-class SearchOptions(NamedTuple):
-    use_tt: bool = True
-    #: False searches every child with a full window and never cuts off: every node
-    #: then gets its exact minimax value (the tests check the walk with it).
-    prune: bool = True
-    #: Stop once this many nodes are searched; 0 = no limit.
-    max_nodes: int = 0
-
-
-class MinimaxLimits(NamedTuple):
-    #: tree nodes before the search stops; 0 = no limit
-    max_nodes: int = 0
+#: The options and limits of every game without captures, by their Connect Four names.
+SearchOptions = PlainSearchOptions
+MinimaxLimits = PlainMinimaxLimits
 
 
 class Connect4Search(AlphaBetaSearch):

@@ -29,7 +29,7 @@ from treestrap.connect4.board import (
     terminal_value,
     unmake_move,
 )
-from treestrap.connect4.evaluator import add_node, evaluate
+from treestrap.connect4.evaluator import evaluate, evaluate_gradient
 from treestrap.core.jit import njit
 from treestrap.search.plain_kernels import PlainContext, instantiate_plain, new_plain_context
 from treestrap.search.scratch import reset_counters
@@ -37,8 +37,8 @@ from treestrap.search.value import MAX_PLY, mated_in
 
 # What the family's searches call as game.name, whether or not this module does.
 __all__ = [
-    "add_node",
     "evaluate",
+    "evaluate_gradient",
     "legal_moves",
     "make_move",
     "position_key",

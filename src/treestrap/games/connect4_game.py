@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from treestrap.connect4 import search_kernels
 from treestrap.connect4.bits import WIDTH
 from treestrap.connect4.board import (
     DRAW,
@@ -33,7 +34,6 @@ from treestrap.connect4.board import (
 from treestrap.connect4.evaluator import evaluate, evaluate_gradient, new_connect4_tree
 from treestrap.connect4.features import feature_names
 from treestrap.connect4.inputs import INPUT_NB, dense_inputs
-from treestrap.connect4.search import Connect4Minimax, Connect4Search, walk_tt
 from treestrap.connect4.search_kernels import NO_MOVE
 from treestrap.games.connect4_facts import CONNECT4_FACTS
 from treestrap.games.connect4_model import (
@@ -43,8 +43,8 @@ from treestrap.games.connect4_model import (
 )
 from treestrap.games.connect4_network import random_connect4_network
 from treestrap.games.connect4_tournament import CONNECT4_TOURNAMENT
-from treestrap.games.contract import MINIMAX, Game, LearningSearch, SearchPlan
-from treestrap.games.learning_sources import WALK_TREE_NODES, AlphaBetaSource, MinimaxSource
+from treestrap.games.contract import Game, LearningSearch, SearchPlan
+from treestrap.games.learning_sources import plain_learning_search
 from treestrap.games.line_record import LineRecord
 from treestrap.games.network_inputs import CONNECT4_INPUTS
 
@@ -53,18 +53,8 @@ OPENING_PLIES = (2, 4)
 
 
 def connect4_learning_search(plan: SearchPlan) -> LearningSearch:
-    """The Connect Four search of ``plan`` (no quiescence: the chess-only fields of the
-    plan do not apply)."""
-    if plan.kind == MINIMAX:
-        # A search stops on the node after its budget: one more than the budget fits.
-        capacity = plan.minimax_nodes + 1
-        minimax = Connect4Minimax(capacity=capacity, max_nodes=plan.minimax_nodes)
-        return MinimaxSource(minimax, plan.max_depth)
-    alphabeta = Connect4Search(tt_bits=plan.tt_bits)
-    if not plan.walk:
-        return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth)
-    tree = new_connect4_tree(WALK_TREE_NODES)
-    return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth, tree, walk_tt)
+    """The Connect Four search of ``plan``: the family's, for a game without captures."""
+    return plain_learning_search(search_kernels, new_connect4_tree, plan)
 
 
 def _terminal(pos: Position, buffer: np.ndarray) -> tuple[float | None, str]:

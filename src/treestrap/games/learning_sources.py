@@ -10,8 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from treestrap.core.search_tree import SearchTree
+from treestrap.games.contract import MINIMAX, LearningSearch, SearchPlan
 from treestrap.search.alphabeta import AlphaBetaSearch, SearchResult
 from treestrap.search.full_tree import FullTreeSearch
+from treestrap.search.plain_kernels import PlainMinimaxLimits, PlainSearchOptions
+from treestrap.search.walk import walk_table
 
 #: The fewest nodes an alpha-beta by node budget gets, however short a clock's share.
 MIN_NODE_BUDGET = 1000
@@ -70,3 +73,26 @@ class MinimaxSource:
     ) -> tuple[SearchResult, SearchTree | None]:
         result = self.minimax.search_budget(pos, ev, self.max_depth)
         return result, self.minimax.tree
+
+
+def plain_learning_search(
+    kernels: Any, new_record: Callable[[int], SearchTree], plan: SearchPlan
+) -> LearningSearch:
+    """The search of ``plan`` for a game without captures, compiled from its family
+    ``kernels`` (:mod:`treestrap.search.plain_kernels`): no quiescence, so the chess-only
+    fields of the plan do not apply. ``new_record(capacity)`` makes its node record."""
+    if plan.kind == MINIMAX:
+        # A search stops on the node after its budget: one more than the budget fits.
+        capacity = plan.minimax_nodes + 1
+        limits = PlainMinimaxLimits(plan.minimax_nodes)
+        minimax = FullTreeSearch(kernels, limits, new_record(capacity), new_record(capacity))
+        return MinimaxSource(minimax, plan.max_depth)
+    alphabeta = AlphaBetaSearch(kernels, PlainSearchOptions(), plan.tt_bits)
+    if not plan.walk:
+        return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth)
+
+    def walk(pos: Any, ev: Any, search: AlphaBetaSearch, tree: SearchTree, depth: int) -> None:
+        walk_table(kernels, pos, ev, search.tt, tree, search.ctx, depth)
+
+    tree = new_record(WALK_TREE_NODES)
+    return AlphaBetaSource(alphabeta, plan.depth, plan.min_depth, tree, walk)

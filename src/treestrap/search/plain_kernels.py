@@ -5,7 +5,9 @@ and compiled per game, like the family's searches (:func:`instantiate_plain`).
 Each reads, as ``game.name``, what its game module offers besides: ``end_value(pos,
 ply) -> (over, value)`` (a finished game's value for the side to move, a loss
 ``mated_in(ply)``), ``ordered_moves(pos, buffer) -> n`` (its legal moves in the order
-it wants searched), ``evaluate``, ``position_key`` and ``NO_MOVE``. A node at the
+it wants searched), ``evaluate``, ``evaluate_gradient``, ``position_key`` and
+``NO_MOVE``; it gets the family's node recording (:func:`~treestrap.search.node.add_node`)
+as well. A node at the
 horizon takes its static value, clipped to the heuristic range; a finished game is
 stored in the table (exact), so the walk reaches it and flags it ``TERMINAL`` (the
 learning rules leave such nodes out). The table's move is searched first.
@@ -20,11 +22,30 @@ import numpy as np
 
 from treestrap.core.search_tree import TERMINAL
 from treestrap.search.family import instantiate
+from treestrap.search.node import add_node
 from treestrap.search.scratch import STATS_NB, STOPPED
 from treestrap.search.tt import tt_store
 from treestrap.search.value import clip_value, value_to_node
 
 game: Any = None  # each compiled copy's own game module (search/family.py)
+
+
+class PlainSearchOptions(NamedTuple):
+    """The training alpha-beta's options for a game without captures."""
+
+    use_tt: bool = True
+    #: False searches every child with a full window and never cuts off: every node
+    #: then gets its exact minimax value (the tests check the walk with it).
+    prune: bool = True
+    #: Stop once this many nodes are searched; 0 = no limit.
+    max_nodes: int = 0
+
+
+class PlainMinimaxLimits(NamedTuple):
+    """The full-tree minimax's limits for a game without captures."""
+
+    #: tree nodes before the search stops; 0 = no limit
+    max_nodes: int = 0
 
 
 class PlainContext(NamedTuple):
@@ -146,3 +167,4 @@ def instantiate_plain(module: types.ModuleType) -> None:
     module.HAS_QUIESCENCE = False
     for function in PLAIN_KERNELS:
         setattr(module, function.__name__, instantiate(function, module, inline="always"))
+    module.add_node = instantiate(add_node, module)

@@ -7,8 +7,9 @@ chess code keeps one import.
 
 from __future__ import annotations
 
-from treestrap.core.jit import njit
-from treestrap.core.position import Position, current_key
+import sys
+
+from treestrap.core.position import current_key
 from treestrap.core.search_tree import (
     BUDGET_LEAF,
     COUNT,
@@ -20,12 +21,13 @@ from treestrap.core.search_tree import (
     TERMINAL,
     SearchTree,
     node_gradient,
-    record_node,
     reset_tree,
     tree_size,
 )
 from treestrap.core.search_tree import new_tree as _new_tree
-from treestrap.evaluation.model import MAX_GRADIENT_PAIRS, Evaluator, evaluate_gradient
+from treestrap.evaluation.model import MAX_GRADIENT_PAIRS, evaluate_gradient
+from treestrap.search import node as record_family
+from treestrap.search.family import instantiate
 
 __all__ = [
     "BUDGET_LEAF",
@@ -38,6 +40,7 @@ __all__ = [
     "TERMINAL",
     "SearchTree",
     "add_node",
+    "evaluate_gradient",  # with position_key: what search/node.py calls as game.name
     "new_tree",
     "node_gradient",
     "reset_tree",
@@ -51,18 +54,8 @@ def new_tree(capacity: int, features_per_node: int = FEATURES_PER_NODE) -> Searc
     return _new_tree(capacity, features_per_node, MAX_GRADIENT_PAIRS)
 
 
-@njit
-def add_node(
-    tree: SearchTree,
-    pos: Position,
-    ev: Evaluator,
-    parent: int,
-    move: int,
-    ply: int,
-    depth: int,
-    flags: int,
-) -> tuple[int, float]:
-    """Evaluate ``pos`` and record it; returns ``(node index or -1 if full, H(s))``."""
-    h, n = evaluate_gradient(pos, ev)
-    i = record_node(tree, ev.idx, ev.val, n, h, current_key(pos), parent, move, ply, depth, flags)
-    return i, h
+#: What the family's node recording (:mod:`treestrap.search.node`) calls as ``game.name``:
+#: this module is chess's game module for it.
+position_key = current_key
+#: Evaluate a chess position and record it: ``(node index or -1 if full, H(s))``.
+add_node = instantiate(record_family.add_node, sys.modules[__name__])
