@@ -1,10 +1,14 @@
 """The provenance of a round's candidate, whatever the game: the tool, its CPU time,
 the self-play games and positions it learned from, and the parents (the player whose
 games they were, and the network it started from) that chain it back to random
-weights."""
+weights. And the candidate's files: the fit's summary (``fit/summary.json``) is written
+before the candidate's weight file, so a round that finds both has its candidate and
+reads the summary back instead of fitting again.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +21,26 @@ from treestrap.evaluation.provenance import (
 )
 
 TOOL = "treestrap bootstrap"
+SUMMARY_FILE = "summary.json"
+
+
+def fitted_summary(candidate: Path, state_dir: Path) -> dict[str, Any] | None:
+    """The summary of a candidate already fitted (None if it is still to fit: then
+    ``state_dir``, where the fit keeps its checkpoints, exists)."""
+    summary_path = state_dir / SUMMARY_FILE
+    if candidate.exists() and summary_path.exists():
+        return dict(json.loads(summary_path.read_text()))
+    state_dir.mkdir(parents=True, exist_ok=True)
+    return None
+
+
+def save_candidate(
+    model: Any, summary: dict[str, Any], candidate: Path, state_dir: Path
+) -> dict[str, Any]:
+    """Write the fit's summary, then the candidate (the commit point); the summary."""
+    (state_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=1) + "\n")
+    model.save(candidate)
+    return summary
 
 
 def candidate_record(

@@ -8,18 +8,15 @@ that finds both has its candidate.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.budgets import Budget, FitPlan
-from treestrap.bootstrap.candidate_record import candidate_record
+from treestrap.bootstrap.candidate_record import candidate_record, fitted_summary, save_candidate
 from treestrap.distill.position_file import record_count
 from treestrap.evaluation.provenance import KEY, stored_weights
-
-SUMMARY_FILE = "summary.json"
 
 
 def _start(best: Any, budget: Budget) -> Any:
@@ -63,10 +60,9 @@ def fit_candidate(
     from treestrap.distill.perspective_fit import fit_perspective
     from treestrap.evaluation.weight_files import load_weights
 
-    summary_path = state_dir / SUMMARY_FILE
-    if candidate.exists() and summary_path.exists():
-        return dict(json.loads(summary_path.read_text()))
-    state_dir.mkdir(parents=True, exist_ok=True)
+    fitted = fitted_summary(candidate, state_dir)
+    if fitted is not None:
+        return fitted
     settings = fit_settings(budget.fit)
     best = load_weights(best_path)
     start = _start(best, budget)
@@ -96,6 +92,4 @@ def fit_candidate(
         "model": model.spec,
         "epochs": [vars(r) for r in reports],
     }
-    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
-    model.save(candidate)
-    return summary
+    return save_candidate(model, summary, candidate, state_dir)

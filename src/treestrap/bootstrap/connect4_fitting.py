@@ -11,14 +11,13 @@ finds both has its candidate.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from treestrap.bootstrap.candidate_record import candidate_record
+from treestrap.bootstrap.candidate_record import candidate_record, fitted_summary, save_candidate
 from treestrap.bootstrap.connect4_budgets import Connect4Budget
 from treestrap.distill.connect4_fit import (
     Connect4EpochReport,
@@ -32,8 +31,6 @@ from treestrap.distill.connect4_records import CONNECT4_RECORD_NAME
 from treestrap.distill.position_file import read_header, read_records
 from treestrap.evaluation.provenance import KEY
 from treestrap.games.connect4_model import Connect4Model, load_connect4_model
-
-SUMMARY_FILE = "summary.json"
 
 
 def _by_player(files: list[Path]) -> dict[str, np.ndarray]:
@@ -73,10 +70,9 @@ def fit_connect4_candidate(
 ) -> dict[str, Any]:
     """Fit (or finish fitting, or read back) the round's candidate; what the round's
     record keeps of the fit."""
-    summary_path = state_dir / SUMMARY_FILE
-    if candidate.exists() and summary_path.exists():
-        return dict(json.loads(summary_path.read_text()))
-    state_dir.mkdir(parents=True, exist_ok=True)
+    fitted = fitted_summary(candidate, state_dir)
+    if fitted is not None:
+        return fitted
     plan = budget.fit
     settings = Connect4FitSettings(
         result_weight=plan.result_weight,
@@ -122,6 +118,4 @@ def fit_connect4_candidate(
         "scales": {p[:12]: round(k, 2) for p, k in scales.items()},
         "epochs": [vars(r) for r in reports],
     }
-    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
-    model.save(candidate)
-    return summary
+    return save_candidate(model, summary, candidate, state_dir)
