@@ -172,6 +172,8 @@ def fingerprint(root: Path) -> dict[str, str]:
     with the places of the runs and of the shared data named, not spelled out."""
     found = {}
     places = [(str(root.resolve()), "<OUT>"), (str(SHARED), "<SHARED>")]
+    if not root.is_absolute():  # the runs were given the place as it was typed too
+        places.insert(1, (str(root), "<OUT>"))
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.name not in SKIPPED and path.name != "fingerprint.json":
             if path.suffix in (".lock", ".tmp", ".log"):
