@@ -264,7 +264,7 @@ def _treestrap_imports(path: Path) -> set[str]:
 
 #: What Connect Four may use of the layers below: the compile flags, the game-neutral
 #: search-tree record, and the game-neutral search family (its searches, table, score
-#: units, scratch and the kernels of a game without captures).
+#: units, scratch, node recording and the kernels of a game without captures).
 GAME_NEUTRAL = {
     "treestrap.core.jit",
     "treestrap.core.compile_cache",  # where core/jit.py keeps the compiled kernels
@@ -272,8 +272,8 @@ GAME_NEUTRAL = {
     *(
         f"treestrap.search.{name}"
         for name in (
-            "alphabeta", "family", "full_tree", "plain_kernels", "scratch", "tt", "value",
-            "walk",
+            "alphabeta", "family", "full_tree", "node", "plain_kernels", "scratch", "tt",
+            "value", "walk",
         )
     ),
 }  # fmt: skip
