@@ -9,10 +9,14 @@ reads the summary back instead of fitting again.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from treestrap.evaluation.provenance import (
+    KEY,
     chain_self_play_only,
     model_parent,
     stored_weights,
@@ -69,3 +73,57 @@ def candidate_record(
         self_play_only=chain_self_play_only(parents, games=by_player),
     )
     return record
+
+
+@dataclass
+class FitOutcome:
+    """What a game's fit of a round hands back: the candidate model (its metadata is
+    written here), the positions it learned from, the weight file's ``fit`` entry, the
+    figures the round's summary keeps (held-out loss, ...), the epochs' reports and the
+    network it started from (None for a fresh start)."""
+
+    model: Any
+    positions: int
+    fit: dict[str, Any]
+    figures: dict[str, Any]
+    epochs: list[dict[str, Any]] = field(default_factory=list)
+    start: Any = None
+
+
+def fit_round_candidate(
+    candidate: Path,
+    state_dir: Path,
+    best_path: Path,
+    best: Any,
+    games: int,
+    budget_name: str,
+    fit: Callable[[], FitOutcome],
+) -> dict[str, Any]:
+    """Fit (or finish fitting, or read back) a round's candidate by ``fit``, on self-play
+    games of ``best``; what the round's record keeps of the fit."""
+    fitted = fitted_summary(candidate, state_dir)
+    if fitted is not None:
+        return fitted
+    cpu = time.process_time()
+    outcome = fit()
+    cpu_seconds = time.process_time() - cpu
+    model = outcome.model
+    record = candidate_record(
+        stored_weights(model),
+        best_path,
+        best,
+        games,
+        outcome.positions,
+        budget_name,
+        cpu_seconds,
+        outcome.start,
+    )
+    model.metadata = {KEY: record, "fit": outcome.fit}
+    summary = {
+        "positions": outcome.positions,
+        **outcome.figures,
+        "cpu_seconds": round(cpu_seconds, 1),
+        "model": model.spec,
+        "epochs": outcome.epochs,
+    }
+    return save_candidate(model, summary, candidate, state_dir)

@@ -8,15 +8,13 @@ that finds both has its candidate.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.budgets import Budget, FitPlan
-from treestrap.bootstrap.candidate_record import candidate_record, fitted_summary, save_candidate
+from treestrap.bootstrap.candidate_record import FitOutcome, fit_round_candidate
 from treestrap.distill.position_file import record_count
-from treestrap.evaluation.provenance import KEY, stored_weights
 
 
 def _start(best: Any, budget: Budget) -> Any:
@@ -57,39 +55,33 @@ def fit_candidate(
 ) -> dict[str, Any]:
     """Fit (or finish fitting, or read back) the round's candidate; what the round's
     record keeps of the fit."""
-    from treestrap.distill.perspective_fit import fit_perspective
     from treestrap.evaluation.weight_files import load_weights
 
-    fitted = fitted_summary(candidate, state_dir)
-    if fitted is not None:
-        return fitted
-    settings = fit_settings(budget.fit)
     best = load_weights(best_path)
-    start = _start(best, budget)
-    cpu = time.process_time()
-    model, reports = fit_perspective(
-        train_files, held_out, settings, start=start, state_dir=state_dir, progress=progress
-    )
-    cpu_seconds = time.process_time() - cpu
-    last = reports[-1]
-    positions = sum(record_count(f) for f in train_files)
-    record = candidate_record(
-        stored_weights(model), best_path, best, games, positions, budget.name, cpu_seconds, start
-    )
-    model.metadata = {
-        KEY: record,
-        "fit": {
-            "settings": asdict(settings),
-            "held_out_loss": last.held_out_loss,
-            "held_out_cp": last.held_out_cp,
-        },
-    }
-    summary = {
-        "positions": record["positions"],
-        "held_out_loss": round(last.held_out_loss, 5),
-        "held_out_cp": round(last.held_out_cp, 1),
-        "cpu_seconds": round(cpu_seconds, 1),
-        "model": model.spec,
-        "epochs": [vars(r) for r in reports],
-    }
-    return save_candidate(model, summary, candidate, state_dir)
+
+    def fit() -> FitOutcome:
+        from treestrap.distill.perspective_fit import fit_perspective
+
+        settings = fit_settings(budget.fit)
+        start = _start(best, budget)
+        model, reports = fit_perspective(
+            train_files, held_out, settings, start=start, state_dir=state_dir, progress=progress
+        )
+        last = reports[-1]
+        return FitOutcome(
+            model=model,
+            positions=sum(record_count(f) for f in train_files),
+            fit={
+                "settings": asdict(settings),
+                "held_out_loss": last.held_out_loss,
+                "held_out_cp": last.held_out_cp,
+            },
+            figures={
+                "held_out_loss": round(last.held_out_loss, 5),
+                "held_out_cp": round(last.held_out_cp, 1),
+            },
+            epochs=[vars(r) for r in reports],
+            start=start,
+        )
+
+    return fit_round_candidate(candidate, state_dir, best_path, best, games, budget.name, fit)

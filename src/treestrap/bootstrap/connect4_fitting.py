@@ -11,13 +11,12 @@ finds both has its candidate.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from treestrap.bootstrap.candidate_record import candidate_record, fitted_summary, save_candidate
+from treestrap.bootstrap.candidate_record import FitOutcome, fit_round_candidate
 from treestrap.bootstrap.connect4_budgets import Connect4Budget
 from treestrap.distill.connect4_fit import (
     Connect4EpochReport,
@@ -29,7 +28,6 @@ from treestrap.distill.connect4_fit import (
 )
 from treestrap.distill.connect4_records import CONNECT4_RECORD_NAME
 from treestrap.distill.position_file import read_header, read_records
-from treestrap.evaluation.provenance import KEY
 from treestrap.games.connect4_model import Connect4Model, load_connect4_model
 
 
@@ -70,9 +68,6 @@ def fit_connect4_candidate(
 ) -> dict[str, Any]:
     """Fit (or finish fitting, or read back) the round's candidate; what the round's
     record keeps of the fit."""
-    fitted = fitted_summary(candidate, state_dir)
-    if fitted is not None:
-        return fitted
     plan = budget.fit
     settings = Connect4FitSettings(
         result_weight=plan.result_weight,
@@ -82,8 +77,6 @@ def fit_connect4_candidate(
         l2=plan.l2,
         mirror=plan.mirror,
     )
-    cpu = time.process_time()
-    train, test, scales = labelled_data(train_files, held_out, settings)
 
     def show(report: Connect4EpochReport) -> None:
         if progress:
@@ -92,30 +85,26 @@ def fit_connect4_candidate(
                 f"{report.held_out_loss:.4f}, held-out sign {report.held_out_sign:.3f}"
             )
 
-    weights, reports = fit_connect4_linear(train, test, settings, state_dir, on_epoch=show)
-    cpu_seconds = time.process_time() - cpu
-    last = reports[-1]
-    best = load_connect4_model(best_path)
-    positions = int(sum(len(read_records(f, CONNECT4_RECORD_NAME)) for f in train_files))
-    record = candidate_record(weights, best_path, best, games, positions, budget.name, cpu_seconds)
-    model = Connect4Model(
-        weights,
-        {
-            KEY: record,
-            "fit": {
+    def fit() -> FitOutcome:
+        train, test, scales = labelled_data(train_files, held_out, settings)
+        weights, reports = fit_connect4_linear(train, test, settings, state_dir, on_epoch=show)
+        last = reports[-1]
+        per_logit = {p[:12]: round(k, 2) for p, k in scales.items()}
+        return FitOutcome(
+            model=Connect4Model(weights, {}),
+            positions=int(sum(len(read_records(f, CONNECT4_RECORD_NAME)) for f in train_files)),
+            fit={
                 "epochs": len(reports),
                 "held_out_loss": last.held_out_loss,
-                "player_points_per_logit": {p[:12]: round(k, 2) for p, k in scales.items()},
+                "player_points_per_logit": per_logit,
             },
-        },
-    )
-    summary = {
-        "positions": positions,
-        "held_out_loss": round(last.held_out_loss, 5),
-        "held_out_sign": round(last.held_out_sign, 4),
-        "cpu_seconds": round(cpu_seconds, 1),
-        "model": model.spec,
-        "scales": {p[:12]: round(k, 2) for p, k in scales.items()},
-        "epochs": [vars(r) for r in reports],
-    }
-    return save_candidate(model, summary, candidate, state_dir)
+            figures={
+                "held_out_loss": round(last.held_out_loss, 5),
+                "held_out_sign": round(last.held_out_sign, 4),
+                "scales": per_logit,
+            },
+            epochs=[vars(r) for r in reports],
+        )
+
+    best = load_connect4_model(best_path)
+    return fit_round_candidate(candidate, state_dir, best_path, best, games, budget.name, fit)
