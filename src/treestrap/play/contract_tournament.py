@@ -23,7 +23,6 @@ and a resumed match counts its pairs from the stored games first.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +40,8 @@ from treestrap.play.tournament_store import (
     GameRecorder,
     TournamentResult,
     check_unused,
+    config_from_json,
+    config_json,
     final_result,
     open_run,
     stored_config,
@@ -80,21 +81,17 @@ class ContractTournamentConfig:
         return cls(players, game, plies, **options)
 
     def to_json(self) -> str:
-        data = dataclasses.asdict(self)
-        if self.sprt is None:
-            del data["sprt"]  # so a config without one is stored as before it existed
-        return json.dumps(data, sort_keys=True)
+        return config_json(dataclasses.asdict(self))
 
     @classmethod
     def from_json(cls, text: str) -> ContractTournamentConfig:
         """The config :meth:`to_json` wrote; ``ValueError`` if it is not one."""
-        try:
-            data = json.loads(text)
+
+        def prepare(data: dict[str, Any]) -> None:
             if not isinstance(data.get("game"), str):
                 raise TypeError("no game named")
-            return cls(**data)
-        except (TypeError, AttributeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a tournament config of in-process players ({exc})") from None
+
+        return config_from_json(cls, text, "a tournament config of in-process players", prepare)
 
     def check(self, play: TournamentPlay) -> None:
         """``ValueError`` for a config that cannot make a tournament."""

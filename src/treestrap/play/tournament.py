@@ -26,12 +26,12 @@ resumed match counts its pairs from the stored games first.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -50,6 +50,8 @@ from treestrap.play.tournament_store import (
     GameRecorder,
     TournamentResult,
     check_unused,
+    config_from_json,
+    config_json,
     final_result,
     open_run,
     stored_config,
@@ -86,19 +88,16 @@ class TournamentConfig:
         data = dataclasses.asdict(self)
         data["tc"] = _tc(self.tc).text()
         data["finish_tc"] = _tc(self.finish_tc).text()
-        if self.sprt is None:
-            del data["sprt"]  # so a config without one is stored as before it existed
-        return json.dumps(data, sort_keys=True)
+        return config_json(data)
 
     @classmethod
     def from_json(cls, text: str) -> TournamentConfig:
         """The config :meth:`to_json` wrote; ``ValueError`` if it is not one."""
-        try:
-            data = json.loads(text)
+
+        def prepare(data: dict[str, Any]) -> None:
             data["adjudication"] = Adjudication(**data.get("adjudication", {}))
-            return cls(**data)
-        except (TypeError, AttributeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a tournament config ({exc})") from None
+
+        return config_from_json(cls, text, "a tournament config", prepare)
 
     def check(self) -> None:
         """``ValueError`` for a config that cannot make a tournament."""

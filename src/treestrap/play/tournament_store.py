@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
@@ -24,6 +25,8 @@ from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import Standing, format_standings, standings
 
 PGN_NAME = "games.pgn"
+
+C = TypeVar("C")
 
 
 @dataclass
@@ -56,6 +59,27 @@ class TournamentResult:
     @property
     def pgn_path(self) -> Path:
         return self.run_dir / PGN_NAME
+
+
+def config_json(data: dict[str, Any]) -> str:
+    """A tournament config's stored text from its fields (``dataclasses.asdict``)."""
+    if data.get("sprt") is None:
+        data.pop("sprt", None)  # so a config without one is stored as before it existed
+    return json.dumps(data, sort_keys=True)
+
+
+def config_from_json(
+    cls: Callable[..., C], text: str, what: str, prepare: Callable[[dict[str, Any]], None]
+) -> C:
+    """The config ``cls`` whose fields ``text`` holds, after ``prepare`` rebuilds those
+    that are not plain values (it raises ``TypeError`` for a field that is wrong);
+    ``ValueError`` naming ``what`` the text should be if it is not one."""
+    try:
+        data = json.loads(text)
+        prepare(data)
+        return cls(**data)
+    except (TypeError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not {what} ({exc})") from None
 
 
 def stored_config(run_dir: str | Path) -> str:
