@@ -48,6 +48,8 @@ from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
     WeightFileError,
+    check_vector,
+    stored_metadata,
     write_weight_file,
 )
 
@@ -208,13 +210,8 @@ def network_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> 
     layers = meta.get("layers")
     if not isinstance(layers, list) or not all(isinstance(s, int) for s in layers):
         raise WeightFileError(f"{path}: bad layer sizes {layers!r}")
-    if weights.dtype != np.float64 or weights.ndim != 1 or meta.get("shape") != [weights.size]:
-        raise WeightFileError(f"{path}: weights of shape {weights.shape} ({weights.dtype})")
-    if not np.all(np.isfinite(weights)):
-        raise WeightFileError(f"{path}: weights contain NaN or infinity")
-    metadata = meta.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    check_vector(path, meta, weights)
+    metadata = stored_metadata(path, meta, weights)
     linear, linear_set = None, "meep"
     part = meta.get("linear")
     if part is not None:

@@ -45,6 +45,8 @@ from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
     WeightFileError,
+    check_vector,
+    stored_metadata,
     write_weight_file,
 )
 
@@ -195,18 +197,13 @@ def perspective_from_meta(
         raise WeightFileError(
             f"{path}: bad width {width!r}, buckets {buckets!r} or activation {activation!r}"
         )
-    if weights.dtype != np.float64 or weights.ndim != 1 or meta.get("shape") != [weights.size]:
-        raise WeightFileError(f"{path}: weights of shape {weights.shape} ({weights.dtype})")
+    check_vector(path, meta, weights)
     if weights.size != parameter_count(width, buckets):
         raise WeightFileError(
             f"{path}: {weights.size} weights for width {width} and {buckets} buckets "
             f"({parameter_count(width, buckets)} expected)"
         )
-    if not np.all(np.isfinite(weights)):
-        raise WeightFileError(f"{path}: weights contain NaN or infinity")
-    metadata = meta.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    metadata = stored_metadata(path, meta, weights)
     try:
         model = PerspectiveModel(width, weights, metadata, str(activation), buckets)
     except ValueError as exc:

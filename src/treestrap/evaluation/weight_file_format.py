@@ -120,3 +120,28 @@ def read_weight_file(path: Path) -> tuple[dict[str, Any], np.ndarray]:
             f"({VERSION}); upgrade treestrap"
         )
     return meta, weights
+
+
+def check_vector(
+    path: Path, meta: dict[str, Any], weights: np.ndarray, size: int | None = None, what: str = ""
+) -> None:
+    """:class:`WeightFileError` unless ``weights`` is one float64 vector of the shape
+    ``meta`` stores (and of ``size``, when given; ``what`` says what that size fits)."""
+    expected = weights.size if size is None else size
+    if (
+        weights.dtype != np.float64
+        or weights.shape != (expected,)
+        or meta.get("shape") != [expected]
+    ):
+        raise WeightFileError(f"{path}: weights of shape {weights.shape} ({weights.dtype}){what}")
+
+
+def stored_metadata(path: Path, meta: dict[str, Any], weights: np.ndarray) -> dict[str, Any]:
+    """The free-form metadata of a weight file whose model has checked its own fields;
+    :class:`WeightFileError` if a weight is not finite or the metadata not an object."""
+    if not np.all(np.isfinite(weights)):
+        raise WeightFileError(f"{path}: weights contain NaN or infinity")
+    metadata = meta.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    return metadata

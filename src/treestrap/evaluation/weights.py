@@ -28,6 +28,8 @@ from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
     WeightFileError,
+    check_vector,
+    stored_metadata,
     write_weight_file,
 )
 
@@ -101,14 +103,8 @@ def linear_from_meta(path: Path, meta: dict[str, Any], weights: np.ndarray) -> L
             f"{path}: trained on another layout of feature set {fs.name!r} (hash "
             f"{meta.get('layout_hash')}, this build has {fs.layout_hash})"
         )
-    if weights.dtype != np.float64 or weights.shape != (fs.size,) or meta.get("shape") != [fs.size]:
-        raise WeightFileError(
-            f"{path}: weights of shape {weights.shape} ({weights.dtype}) do not match "
-            f"feature set {fs.name!r} of size {fs.size}"
-        )
-    if not np.all(np.isfinite(weights)):
-        raise WeightFileError(f"{path}: weights contain NaN or infinity")
-    metadata = meta.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    check_vector(
+        path, meta, weights, fs.size, f" do not match feature set {fs.name!r} of size {fs.size}"
+    )
+    metadata = stored_metadata(path, meta, weights)
     return LinearModel(fs, weights, metadata)

@@ -28,7 +28,9 @@ from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
     WeightFileError,
+    check_vector,
     read_weight_file,
+    stored_metadata,
     write_weight_file,
 )
 from treestrap.games.connect4_facts import CONNECT4_FACTS
@@ -102,16 +104,8 @@ def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkMode
             f"{path}: unknown Connect Four model {meta.get('model')!r} over "
             f"{meta.get('feature_set')!r}"
         )
-    if weights.dtype != np.float64 or weights.shape != (SIZE,) or meta.get("shape") != [SIZE]:
-        raise WeightFileError(
-            f"{path}: weights of shape {weights.shape} ({weights.dtype}) do not match the "
-            f"Connect Four features ({SIZE})"
-        )
-    if not np.all(np.isfinite(weights)):
-        raise WeightFileError(f"{path}: weights contain NaN or infinity")
-    metadata = meta.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    check_vector(path, meta, weights, SIZE, f" do not match the Connect Four features ({SIZE})")
+    metadata = stored_metadata(path, meta, weights)
     return Connect4Model(weights, metadata)
 
 

@@ -34,6 +34,8 @@ from treestrap.evaluation.weight_file_format import (
     FORMAT,
     VERSION,
     WeightFileError,
+    check_vector,
+    stored_metadata,
     write_weight_file,
 )
 from treestrap.games.connect4_facts import CONNECT4_FACTS
@@ -119,13 +121,8 @@ def network_from_file(
         model = Connect4NetworkModel(sizes, weights, {})
     except (ValueError, TypeError) as exc:
         raise WeightFileError(f"{path}: {exc}") from None
-    if weights.dtype != np.float64 or meta.get("shape") != [weights.size]:
-        raise WeightFileError(f"{path}: parameters do not match the stored shape")
-    if not np.all(np.isfinite(weights)):
-        raise WeightFileError(f"{path}: weights contain NaN or infinity")
-    metadata = meta.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise WeightFileError(f"{path}: metadata must be a JSON object, got {metadata!r:.60}")
+    check_vector(path, meta, weights)
+    metadata = stored_metadata(path, meta, weights)
     model.metadata = metadata
     return model
 
