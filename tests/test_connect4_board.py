@@ -267,6 +267,7 @@ def _treestrap_imports(path: Path) -> set[str]:
 #: units, scratch, node recording and the kernels of a game without captures).
 GAME_NEUTRAL = {
     "treestrap.core.jit",
+    "treestrap.core.layer_sizes",
     "treestrap.core.compile_cache",  # where core/jit.py keeps the compiled kernels
     "treestrap.core.search_tree",
     *(

@@ -38,6 +38,8 @@ from treestrap.connect4.board import ST_PLY, Position
 from treestrap.connect4.features import SIZE as LINEAR_SIZE
 from treestrap.connect4.inputs import INPUT_NB, active_inputs
 from treestrap.core.jit import njit
+from treestrap.core.layer_sizes import check_layer_sizes
+from treestrap.core.layer_sizes import parameter_count as layer_parameters
 
 #: Value units per logit of the output: chess's centipawns per logit, ``400 / ln 10``.
 POINTS_PER_LOGIT = 400.0 / math.log(10.0)
@@ -53,20 +55,12 @@ HEADER = H_SCRATCH + 1
 
 def parameter_count(sizes: list[int]) -> int:
     """Weights and biases of a network of layer ``sizes`` over the 85 inputs."""
-    total, fan_in = 0, INPUT_NB
-    for size in sizes:
-        total += fan_in * size + size
-        fan_in = size
-    return total
+    return layer_parameters(INPUT_NB, sizes)
 
 
 def check_sizes(sizes: list[int]) -> None:
-    """``ValueError`` unless ``sizes`` are 1 to ``MAX_LAYERS`` positive sizes ending in 1."""
-    if not 1 <= len(sizes) <= MAX_LAYERS or sizes[-1] != 1 or min(sizes) < 1:
-        raise ValueError(
-            f"a Connect Four network has 1 to {MAX_LAYERS} layers of positive sizes, the "
-            f"last of size 1; got {sizes}"
-        )
+    """``ValueError`` unless ``sizes`` fit the compiled Connect Four network."""
+    check_layer_sizes(sizes, MAX_LAYERS)
 
 
 def network_buffer(sizes: list[int], params: np.ndarray) -> np.ndarray:

@@ -59,6 +59,7 @@ import numpy as np
 
 from treestrap.core.bitboard import lsb, pop_lsb
 from treestrap.core.jit import njit
+from treestrap.core.layer_sizes import check_layer_sizes, parameter_count
 from treestrap.core.move import (
     captured_square,
     castling_rook_squares,
@@ -117,21 +118,9 @@ def quantize_first_layer(params: np.ndarray, inputs: int, size0: int) -> np.ndar
     return out
 
 
-def parameter_count(inputs: int, sizes: list[int]) -> int:
-    """Parameters of a network of these layer sizes."""
-    total, fan_in = 0, inputs
-    for size in sizes:
-        total += size * fan_in + size
-        fan_in = size
-    return total
-
-
 def check_sizes(sizes: list[int]) -> None:
-    if not sizes or sizes[-1] != 1 or any(s < 1 for s in sizes) or len(sizes) > MAX_LAYERS:
-        raise ValueError(
-            f"layer sizes must be positive, at most {MAX_LAYERS} layers, and end in one "
-            f"output; got {sizes}"
-        )
+    """``ValueError`` unless ``sizes`` fit the compiled chess network."""
+    check_layer_sizes(sizes, MAX_LAYERS)
 
 
 def pack_network(
