@@ -17,8 +17,7 @@ import numpy as np
 
 from treestrap.distill.position_file import PositionWriter, record_count
 from treestrap.evaluation.provenance import file_sha256
-
-FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
+from treestrap.play.loop import DRAWN, FIRST_WINS, SECOND_WINS
 
 # One game of a chunk, by its number: its records (results filled in), its result for
 # the first player (FIRST_WINS, ...), its plies and the nodes searched.

@@ -23,13 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.bootstrap.chunks import (
-    FIRST_WINS,
-    SECOND_WINS,
-    ChunkSummary,
-    GamePlayer,
-    play_chunk_file,
-)
+from treestrap.bootstrap.chunks import ChunkSummary, GamePlayer, play_chunk_file
 from treestrap.bootstrap.connect4_budgets import Connect4SelfPlay
 from treestrap.bootstrap.recorded_game import Recorder, play_recorded_game
 from treestrap.connect4.board import (
@@ -52,7 +46,7 @@ from treestrap.games.connect4_model import load_connect4_model
 from treestrap.games.connect4_tournament import can_win_now
 from treestrap.games.registry import get_game
 from treestrap.play.contract_game import ContractTable
-from treestrap.play.loop import Ending, Turn
+from treestrap.play.loop import FIRST_WINS, SECOND_WINS, Ending, Turn
 from treestrap.search.value import MATE_BOUND
 
 
@@ -112,7 +106,7 @@ def play_game(
     evaluator: object, search: Connect4Search, settings: Connect4SelfPlay, number: int
 ) -> tuple[np.ndarray, str, int, int]:
     """One game: its records (results filled in), its result for the first player
-    ("1-0", ...), its plies and the nodes searched."""
+    (``FIRST_WINS``, ...), its plies and the nodes searched."""
     pos = opening_position(settings, number)
     recorder = _Recorder(evaluator, search, settings.depth)
     start = int(pos.st[ST_PLY])

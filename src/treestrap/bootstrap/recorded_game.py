@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.bootstrap.chunks import DRAWN, FIRST_WINS, SECOND_WINS, results_by_side
+from treestrap.bootstrap.chunks import results_by_side
 from treestrap.games.contract import Game
 from treestrap.play.contract_game import LENGTH_LIMIT, ContractTable
-from treestrap.play.loop import Ending, Turn, play_out
+from treestrap.play.loop import DRAWN, FIRST_WINS, SECOND_WINS, Ending, Turn, play_out
 
 
 class Recorder(ABC):

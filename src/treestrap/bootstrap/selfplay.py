@@ -34,7 +34,7 @@ from treestrap.engine.engine import Engine
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.games.chess_game import CHESS_GAME
 from treestrap.play.contract_game import ContractTable
-from treestrap.play.loop import Ending, Turn
+from treestrap.play.loop import FIRST_WINS, SECOND_WINS, Ending, Turn
 from treestrap.play.openings import Opening, built_in_book
 from treestrap.search.timeman import SearchLimits
 
@@ -92,7 +92,7 @@ class _Recorder(Recorder):
         self.decided_run = self.decided_run + 1 if abs(score) >= DECIDED else 0
         if self.decided_run >= DECIDED_PLIES:
             ahead_white = (score > 0) == (int(pos.st[ST_SIDE]) == 0)
-            return Turn(ending=Ending("1-0" if ahead_white else "0-1", "decided"))
+            return Turn(ending=Ending(FIRST_WINS if ahead_white else SECOND_WINS, "decided"))
         quiet = not (in_check(pos) or is_capture(move) or is_promotion(move))
         ply = table.plies()
         if quiet and ply >= FIRST_RECORDED_PLY and abs(score) < DECIDED:
@@ -103,7 +103,7 @@ class _Recorder(Recorder):
 def play_game(
     engine: Engine, settings: SelfPlaySettings, number: int, book: list[Opening]
 ) -> tuple[np.ndarray, str, int, int]:
-    """One game: its records (results filled in), its result for white ("1-0", ...),
+    """One game: its records (results filled in), its result for white (``FIRST_WINS``, ...),
     its plies and the nodes searched."""
     pos = _opening(settings, number, book)
     engine.new_game()

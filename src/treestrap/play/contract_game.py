@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 
 from treestrap.games.contract import Game, MovePlayer
-from treestrap.play.loop import Ending, Turn, play_out
+from treestrap.play.loop import DRAWN, FIRST_WINS, SECOND_WINS, Ending, Turn, play_out
 
-FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
 #: Why a game stopped at its length limit.
 LENGTH_LIMIT = "adjudicated draw: maximum length"
 

@@ -26,9 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+#: A game's result, for the first player (chess's white), as PGN writes it.
+FIRST_WINS, SECOND_WINS, DRAWN = "1-0", "0-1", "1/2-1/2"
+
 
 class Ending(NamedTuple):
-    """How a game ended: ``1-0``, ``0-1`` or ``1/2-1/2``, and why."""
+    """How a game ended: ``FIRST_WINS``, ``SECOND_WINS`` or ``DRAWN``, and why."""
 
     result: str
     termination: str

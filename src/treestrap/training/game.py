@@ -14,6 +14,7 @@ from typing import Any
 
 from treestrap.games.records import GameRecord, RecordTags
 from treestrap.learn.base import Step
+from treestrap.play.loop import DRAWN, FIRST_WINS, SECOND_WINS
 from treestrap.training.learner import Learner
 from treestrap.training.opponents import Opponent
 
@@ -37,9 +38,9 @@ class GameSummary:
 
     @property
     def learner_score(self) -> float:
-        if self.result == "1/2-1/2":
+        if self.result == DRAWN:
             return 0.5
-        return 1.0 if (self.result == "1-0") == self.learner_white else 0.0
+        return 1.0 if (self.result == FIRST_WINS) == self.learner_white else 0.0
 
 
 def play_training_game(
@@ -62,14 +63,14 @@ def play_training_game(
     start = time.perf_counter()
     cpu_start = time.process_time()
     learner.algorithm.stats.abs_delta.clear()
-    termination, result = "", "1/2-1/2"
+    termination, result = "", DRAWN
     while True:
         value, why = game.terminal(pos, buffer)
         if value is not None:
             termination = why
             if value != 0.0:  # the side to move's result
                 first_won = (value > 0) == (game.side_to_move(pos) == 0)
-                result = "1-0" if first_won else "0-1"
+                result = FIRST_WINS if first_won else SECOND_WINS
             break
         if record.plies() >= cfg.max_plies:
             termination = "adjudicated draw: maximum length"
@@ -99,13 +100,13 @@ def play_training_game(
             clocks[side] += cfg.increment - spent
             if clocks[side] < 0:
                 termination = "time forfeit"
-                result = "0-1" if side == 0 else "1-0"
+                result = SECOND_WINS if side == 0 else FIRST_WINS
                 break
         previous = step_at_ply.get(record.plies() - 1)
         if previous is not None:
             previous.actual_reply = move
         record.play(move)
-    outcome = {"1-0": 1.0, "0-1": -1.0}.get(result, 0.0)
+    outcome = {FIRST_WINS: 1.0, SECOND_WINS: -1.0}.get(result, 0.0)
     learner.algorithm.end_game(steps, outcome)
     opponent_name = opponent.name if opponent is not None else "learner"
     tags = RecordTags(

@@ -55,6 +55,7 @@ from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
 from treestrap.games.registry import game_facts, get_game
 from treestrap.learn.optimizer import Optimizer
+from treestrap.play.loop import FIRST_WINS, SECOND_WINS
 from treestrap.play.openings import Opening, load_openings
 from treestrap.training.checkpoints import (
     RunModel,
@@ -321,8 +322,8 @@ def commit_game(
     if summary.result == "1/2-1/2":
         state.draws += 1
     elif not versus:
-        state.wins += summary.result == "1-0"
-        state.losses += summary.result == "0-1"
+        state.wins += summary.result == FIRST_WINS
+        state.losses += summary.result == SECOND_WINS
     elif score == 1.0:
         state.wins += 1
     else:

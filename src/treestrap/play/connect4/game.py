@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from treestrap.games.connect4_game import CONNECT4_GAME
 from treestrap.games.contract import MovePlayer
-from treestrap.play.contract_game import DRAWN, FIRST_WINS, SECOND_WINS, play_contract_game
+from treestrap.play.contract_game import play_contract_game
+from treestrap.play.loop import DRAWN, FIRST_WINS, SECOND_WINS
 
 __all__ = ["DRAWN", "FIRST_WINS", "SECOND_WINS", "Connect4Game", "play_connect4_game"]
 
