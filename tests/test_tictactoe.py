@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tictactoe_kernels as kernels
-from tictactoe_game import NAME, TICTACTOE_GAME, PerfectPlayer, load_model, parse_players
+from tictactoe_game import MODELS, NAME, PLAYERS, TICTACTOE_GAME
 
 from treestrap.cli import main
 from treestrap.play.contract_game import RandomMovePlayer, play_contract_game
+from treestrap.play.kernel_players import PerfectPlayer
 
 TRAIN = ["train", "--game", NAME, "--algorithm", "treestrap-ab", "--depth", "2"]
 
@@ -36,8 +37,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_run_writes_weights_records_and_checkpoints_and_learns(run: Path) -> None:
     assert json.loads((run / "config.json").read_text())["game"] == NAME
-    learned = load_model(run / "weights.npz")
-    start = load_model(run / "checkpoints" / "game-000000.npz")
+    learned = MODELS.load(run / "weights.npz")
+    start = MODELS.load(run / "checkpoints" / "game-000000.npz")
     assert learned.metadata["run_state"]["games"] == 20
     assert np.abs(learned.weights - start.weights).max() > 10.0  # it learned
     checkpoints = sorted(p.name for p in (run / "checkpoints").iterdir())
@@ -56,8 +57,8 @@ def test_a_run_resumes_into_the_same_games(run: Path, tmp_path: Path) -> None:
     split = tmp_path / "split"
     assert _cli([*TRAIN, "--games", "8", "--out", str(split)]) == 0
     assert _cli(["train", "--resume", str(split), "--games", "20"]) == 0
-    whole_weights = load_model(run / "weights.npz").weights
-    assert np.array_equal(load_model(split / "weights.npz").weights, whole_weights)
+    whole_weights = MODELS.load(run / "weights.npz").weights
+    assert np.array_equal(MODELS.load(split / "weights.npz").weights, whole_weights)
     assert (split / "games.txt").read_text() == (run / "games.txt").read_text()
 
 
@@ -88,9 +89,9 @@ def test_the_learned_weights_beat_or_draw_the_random_start(
 
 
 def test_perfect_play_draws_itself_and_never_loses() -> None:
-    perfect = PerfectPlayer("perfect")
+    perfect = PerfectPlayer(TICTACTOE_GAME, "perfect")
     assert perfect.value(kernels.new_position()) == 0  # tic-tac-toe is a draw
-    other, random_player = PerfectPlayer("other"), RandomMovePlayer(TICTACTOE_GAME)
+    other, random_player = PerfectPlayer(TICTACTOE_GAME, "other"), RandomMovePlayer(TICTACTOE_GAME)
     for seed in range(8):
         assert play_contract_game(TICTACTOE_GAME, perfect, other, [], seed).result == "1/2-1/2"
         assert play_contract_game(TICTACTOE_GAME, perfect, random_player, [], seed).result != "0-1"
@@ -107,4 +108,4 @@ def test_perfect_play_draws_itself_and_never_loses() -> None:
 )
 def test_a_wrong_player_fails_before_any_game(spec: str, phrase: str) -> None:
     with pytest.raises(ValueError, match=phrase):
-        parse_players([spec])
+        PLAYERS.parse_all([spec])
