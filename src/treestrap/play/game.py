@@ -102,7 +102,7 @@ def _own_failure(spec: PlayerSpec, setup: GameSetup, exc: BaseException) -> Play
     return PlayerFailed.raised(f"in-process player {spec.name} raised ({where})", exc)
 
 
-class _BoardTable:
+class BoardTable:
     """A chess game's position as the loop asks it: python-chess's board, whose
     outcome knows the claims of repetition and the fifty-move rule."""
 
@@ -184,7 +184,7 @@ class _Contestant:
         self.clocks = clocks
         self.spec = setup.white if side == chess.WHITE else setup.black
 
-    def turn(self, table: _BoardTable) -> Turn:
+    def turn(self, table: BoardTable) -> Turn:
         tc, side, clocks = self.setup.tc, self.side, self.clocks
         timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else self.setup.rules.move_timeout
         reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
@@ -238,7 +238,7 @@ def _play(
 
     turns: list[Turn] = []
     try:
-        return play_out(_BoardTable(board), movers, rules.max_plies, referee, turns)
+        return play_out(BoardTable(board), movers, rules.max_plies, referee, turns)
     finally:
         notes.extend(turn.note for turn in turns)
 
@@ -262,7 +262,7 @@ class _Finisher:
         self.ref = ref
         self.session = session
 
-    def turn(self, table: _BoardTable) -> Turn:
+    def turn(self, table: BoardTable) -> Turn:
         rules = self.setup.rules
         tc = rules.finish_tc
         base = tc.base or 0.0
@@ -292,7 +292,7 @@ def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> Ending:
         _finisher_failed(setup, ref, f"failed to start: {describe(exc)}", exc)
     finisher = _Finisher(setup, ref, session)
     turns: list[Turn] = []
-    table = _BoardTable(board)
+    table = BoardTable(board)
     try:
         cap = table.plies() + rules.finish_plies
         ending = play_out(table, (finisher, finisher), cap, None, turns)

@@ -34,6 +34,8 @@ import chess
 import chess.engine
 import chess.pgn
 
+from treestrap.play.game import BoardTable
+from treestrap.play.loop import DRAWN, Ending, Turn, play_out
 from treestrap.play.openings import Opening, load_openings
 from treestrap.play.players import UCI, PlayerSpec, parse_player
 from treestrap.supervised.dataset.errors import DatasetError
@@ -152,18 +154,28 @@ def _close_engine() -> None:
         _engine = None
 
 
+class _EngineMover:
+    """Both sides of a generated game: the engine's move at the node limit."""
+
+    def __init__(self, engine: chess.engine.SimpleEngine, limit: chess.engine.Limit, index: int):
+        self.engine, self.limit, self.index = engine, limit, index
+
+    def turn(self, table: BoardTable) -> Turn:
+        return Turn(move=self.engine.play(table.board, self.limit, game=self.index).move)
+
+    def refused(self, why: str) -> Ending:
+        return Ending(DRAWN, "adjudication")  # no move (or no legal one): a draw, as at MAX_PLIES
+
+
 def play_game(task: GameTask) -> tuple[int, str, int]:
     """``(index, PGN text, positions)`` of one self-play game."""
     engine = _open_engine(task.settings.player)
     board = chess.Board(task.start_fen)
     for uci in task.opening_uci:
         board.push_uci(uci)
-    limit = chess.engine.Limit(nodes=task.settings.nodes)
-    while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
-        move = engine.play(board, limit, game=task.index).move
-        if move is None:
-            break
-        board.push(move)
+    mover = _EngineMover(engine, chess.engine.Limit(nodes=task.settings.nodes), task.index)
+    # The loop counts the moves made; the limit counts plies as the FEN numbers them.
+    play_out(BoardTable(board), (mover, mover), MAX_PLIES - board.ply() + len(board.move_stack))
     outcome = board.outcome(claim_draw=True)
     game = chess.pgn.Game.from_board(board)
     name = task.settings.player.name
