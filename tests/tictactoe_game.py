@@ -25,7 +25,7 @@ from treestrap.games.learning_sources import plain_learning_search
 from treestrap.games.line_record import LineRecord
 from treestrap.games.move_pgn import move_pgn
 from treestrap.games.network_inputs import ReplayInputs
-from treestrap.play.kernel_players import FORMS, KernelPlayers, move_buffer
+from treestrap.play.kernel_players import FORMS, KernelPlayers
 
 NAME = "tictactoe"
 _SELF_PLAY = "tic-tac-toe learns by self-play"
@@ -126,7 +126,7 @@ _RULES = Game(
     name=NAME,
     start_position=kernels.new_position,
     copy_position=kernels.copy_position,
-    new_move_buffer=partial(move_buffer, CELLS),
+    new_move_buffer=lambda: np.zeros(CELLS, dtype=np.int64),
     legal_moves=kernels.legal_moves,
     make_move=kernels.make_move,
     unmake_move=kernels.unmake_move,

@@ -15,8 +15,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from treestrap.games.contract import Game
 from treestrap.play.contract_game import RandomMovePlayer
 from treestrap.search.alphabeta import AlphaBetaSearch
@@ -131,8 +129,3 @@ class KernelPlayers:
         if not tc.startswith("depth=") or not tc[6:].isdigit() or ":" in path:
             raise ValueError(f"a curve of in-process players is at a fixed depth, not {tc!r}")
         return f"{name}={path}:{tc}"
-
-
-def move_buffer(size: int) -> np.ndarray:
-    """A move buffer of ``size`` int64 entries (the contract's ``new_move_buffer``)."""
-    return np.zeros(size, dtype=np.int64)
