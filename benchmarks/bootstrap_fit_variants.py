@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 from treestrap.bootstrap.budgets import Budget
-from treestrap.bootstrap.chess_fitting import fit_settings
 from treestrap.bootstrap.gate import run_gate
 from treestrap.bootstrap.pipeline import SETTINGS_FILE, best_player, round_data_files
 from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
@@ -56,7 +55,7 @@ def main() -> None:
     args = ap.parse_args()
 
     budget = Budget.from_json(json.loads((args.run / SETTINGS_FILE).read_text())["budget"])
-    base = fit_settings(budget.fit)
+    base = budget.fit.settings()
     train, held_out = round_data_files(args.run, args.round, budget)
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"{len(train)} training files, held out {held_out[0].name} of round {args.round}")

@@ -9,27 +9,28 @@ the run that makes the shipped network, resumed over several sessions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from treestrap.bootstrap.budget_json import RunBudget
 from treestrap.bootstrap.selfplay import SelfPlaySettings
+from treestrap.distill.perspective_fit import PerspectiveFitSettings
 
 
 @dataclass(frozen=True)
-class FitPlan:
-    """The network each round fits (the fields of ``PerspectiveFitSettings``)."""
+class FitPlan(PerspectiveFitSettings):
+    """The network each round fits (a fit's settings), and where the fit starts and what
+    it reads."""
 
-    width: int = 256
-    activation: str = "crelu"
-    buckets: int = 1
-    result_weight: float = 0.25
-    epochs: int = 4
-    batch: int = 4096
-    lr: float = 1e-3
     #: start from the best network when it has this shape (else a fresh start)
     from_previous: bool = True
     #: rounds of data a fit reads: this round's and the rounds before it
     data_rounds: int = 3
+
+    def settings(self) -> PerspectiveFitSettings:
+        """The fit's own settings."""
+        return PerspectiveFitSettings(
+            **{f.name: getattr(self, f.name) for f in fields(PerspectiveFitSettings)}
+        )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from treestrap.bootstrap.budgets import Budget, FitPlan
+from treestrap.bootstrap.budgets import Budget
 from treestrap.bootstrap.candidate_record import FitOutcome, fit_round_candidate
 from treestrap.distill.position_file import record_count
 
@@ -26,21 +26,6 @@ def _start(best: Any, budget: Budget) -> Any:
         return None
     shape = (best.width, best.activation, best.buckets)
     return best if shape == (plan.width, plan.activation, plan.buckets) else None
-
-
-def fit_settings(plan: FitPlan) -> Any:
-    """The ``PerspectiveFitSettings`` of a budget's fit plan."""
-    from treestrap.distill.perspective_fit import PerspectiveFitSettings
-
-    return PerspectiveFitSettings(
-        width=plan.width,
-        activation=plan.activation,
-        buckets=plan.buckets,
-        result_weight=plan.result_weight,
-        epochs=plan.epochs,
-        batch=plan.batch,
-        lr=plan.lr,
-    )
 
 
 def fit_candidate(
@@ -62,7 +47,7 @@ def fit_candidate(
     def fit() -> FitOutcome:
         from treestrap.distill.perspective_fit import fit_perspective
 
-        settings = fit_settings(budget.fit)
+        settings = budget.fit.settings()
         start = _start(best, budget)
         model, reports = fit_perspective(
             train_files, held_out, settings, start=start, state_dir=state_dir, progress=progress

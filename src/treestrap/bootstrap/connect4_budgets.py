@@ -9,9 +9,10 @@ kernels are compiled (the tests use it); ``standard`` is a run of hours.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from treestrap.bootstrap.budget_json import RunBudget
+from treestrap.distill.connect4_fit import Connect4FitSettings
 
 
 @dataclass(frozen=True)
@@ -34,17 +35,18 @@ class Connect4SelfPlay:
 
 
 @dataclass(frozen=True)
-class Connect4FitPlan:
-    """The linear weights each round fits (:mod:`treestrap.distill.connect4_fit`)."""
+class Connect4FitPlan(Connect4FitSettings):
+    """The linear weights each round fits (:mod:`treestrap.distill.connect4_fit`'s
+    settings), and what the fit reads."""
 
-    result_weight: float = 0.5
-    epochs: int = 8
-    batch: int = 1024
-    lr: float = 0.01
-    l2: float = 1e-6
-    mirror: bool = True
     #: rounds of data a fit reads: this round's and the rounds before it
     data_rounds: int = 3
+
+    def settings(self) -> Connect4FitSettings:
+        """The fit's own settings."""
+        return Connect4FitSettings(
+            **{f.name: getattr(self, f.name) for f in fields(Connect4FitSettings)}
+        )
 
 
 @dataclass(frozen=True)

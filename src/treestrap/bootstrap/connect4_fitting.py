@@ -11,6 +11,7 @@ finds both has its candidate.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def labelled_data(
     for player, records in test.items():
         scales.setdefault(player, player_scale(records))
     train_data = labelled([(r, scales[p]) for p, r in train.items()], settings)
-    test_settings = Connect4FitSettings(**{**vars(settings), "mirror": False})
+    test_settings = replace(settings, mirror=False)
     test_data = labelled([(r, scales[p]) for p, r in test.items()], test_settings)
     return train_data, test_data, scales
 
@@ -68,15 +69,7 @@ def fit_connect4_candidate(
 ) -> dict[str, Any]:
     """Fit (or finish fitting, or read back) the round's candidate; what the round's
     record keeps of the fit."""
-    plan = budget.fit
-    settings = Connect4FitSettings(
-        result_weight=plan.result_weight,
-        epochs=plan.epochs,
-        batch=plan.batch,
-        lr=plan.lr,
-        l2=plan.l2,
-        mirror=plan.mirror,
-    )
+    settings = budget.fit.settings()
 
     def show(report: Connect4EpochReport) -> None:
         if progress:

@@ -39,7 +39,7 @@ FEATURE_SPREAD = 0.01
 OUTPUT_SPREAD = 0.1
 
 
-@dataclass
+@dataclass(frozen=True)
 class PerspectiveFitSettings:
     """What a fit makes and how (the network's shape, the targets, the steps)."""
 
