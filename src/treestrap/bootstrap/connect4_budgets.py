@@ -1,7 +1,8 @@
 """What a Connect Four bootstrap run spends: its budgets, by name.
 
-Round 0 is TreeStrap(alpha-beta) self-play from random linear weights at a fixed depth;
-each later round plays self-play games at a deeper fixed depth (deep searches are cheap
+Round 0 is TreeStrap(alpha-beta) self-play from random linear weights at a fixed depth
+(or, in the ``ntuple`` budgets, TD(lambda) self-play of an n-tuple evaluation from empty
+tables); each later round plays self-play games at a deeper fixed depth (deep searches are cheap
 in Connect Four), fits linear weights to them by logistic regression and gates them
 with a fixed-depth match. ``smoke`` runs end to end in well under a minute once the
 kernels are compiled (the tests use it); ``standard`` is a run of hours.
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, fields
 
 from treestrap.bootstrap.budget_json import RunBudget
 from treestrap.distill.connect4_fit import Connect4FitSettings
+from treestrap.training.connect4_ntuple_run import NTupleTD
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,10 @@ class Connect4GatePlan:
 class Connect4Budget(RunBudget):
     """Every setting of a Connect Four bootstrap run."""
 
+    #: round 0's evaluation: "linear" (TreeStrap(alpha-beta) self-play at
+    #: ``round0_depth``) or "ntuple:TxL" (TD(lambda) self-play one ply deep, ``round0_td``)
+    round0_model: str = "linear"
+    round0_td: NTupleTD = field(default_factory=NTupleTD)
     selfplay: Connect4SelfPlay = field(default_factory=Connect4SelfPlay)
     fit: Connect4FitPlan = field(default_factory=Connect4FitPlan)
     gate: Connect4GatePlan = field(default_factory=Connect4GatePlan)
@@ -90,5 +96,23 @@ CONNECT4_BUDGETS = {
         # 20-40 Elo (400 games left +38 [+8, +70] undecided); 6-ply openings, of which
         # there are too many to repeat (deterministic players repeat a repeated opening).
         gate=Connect4GatePlan(depth=4, sprt="elo0=0,elo1=20", max_games=4000, opening_plies=6),
+    ),
+    # Round 0 only: 70 tuples of 8 cells learned by TD(lambda) from 6 million self-play
+    # games (about 20 CPU minutes). The later rounds fit linear weights, which a search
+    # over these tables outplays, so there are none.
+    "ntuple": Connect4Budget(
+        name="ntuple",
+        round0_games=6_000_000,
+        round0_depth=1,
+        rounds=0,
+        round0_model="ntuple:70x8",
+    ),
+    "ntuple-smoke": Connect4Budget(
+        name="ntuple-smoke",
+        round0_games=2000,
+        round0_depth=1,
+        rounds=0,
+        round0_model="ntuple:8x4",
+        round0_td=NTupleTD(chunk=500),
     ),
 }

@@ -1,6 +1,7 @@
 """Connect Four's pieces of the bootstrap pipeline (:class:`~treestrap.bootstrap.provider.
 BootstrapProvider`): the budgets of :mod:`treestrap.bootstrap.connect4_budgets`, round 0
-as TreeStrap(alpha-beta) self-play from random linear weights, self-play chunks of
+as TreeStrap(alpha-beta) self-play from random linear weights (or n-tuple TD self-play,
+:mod:`treestrap.training.connect4_ntuple_run`), self-play chunks of
 fixed-depth searches (:mod:`treestrap.bootstrap.connect4_selfplay`, ``connect4-20``
 records), linear weights fitted to them (:mod:`treestrap.bootstrap.connect4_fitting`)
 and a gate of in-process players (:mod:`treestrap.bootstrap.connect4_gate`).
@@ -13,6 +14,7 @@ the result with).
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from treestrap.bootstrap.connect4_selfplay import play_connect4_chunk
 from treestrap.bootstrap.provider import BootstrapProvider
 from treestrap.distill.connect4_records import CONNECT4_RECORD_NAME
 from treestrap.games.connect4_facts import CONNECT4_FACTS
+from treestrap.training.connect4_ntuple_run import CONFIG_FILE, NTupleSettings, NTupleState, train_ntuple
 
 #: Positions (columns 1-7 from the empty board) whose searches measure nodes per second.
 BENCH_MOVES = ("", "4453", "4444332", "43443555", "44455521", "1234567123")
@@ -33,8 +36,20 @@ BENCH_EXTRA_DEPTH = 2
 
 def connect4_round0_config(budget: Connect4Budget, seed: int) -> Any:
     """Round 0's training config: TreeStrap(alpha-beta) self-play at a fixed depth from
-    random weights (the game's default steps)."""
+    random weights (the game's default steps), or an n-tuple TD run's settings."""
     from treestrap.training.config import game_config
+
+    if budget.round0_model.startswith("ntuple"):
+        if budget.rounds:
+            raise ValueError(
+                "an n-tuple round 0 has no later rounds (they fit linear weights): set rounds=0"
+            )
+        return NTupleSettings(
+            **asdict(budget.round0_td),
+            model=budget.round0_model,
+            games=budget.round0_games,
+            seed=seed,
+        )
 
     return game_config(
         CONNECT4_FACTS.name,
@@ -63,6 +78,35 @@ def connect4_nps(weights: Path, depth: int) -> int:
     return round(nodes / max(time.perf_counter() - start, 1e-9))
 
 
+def connect4_round0_train(
+    config: Any, folder: Path, seconds: float | None, progress: bool
+) -> NTupleState | None:
+    """Round 0 of the n-tuple budgets (None for a TreeStrap config): the n-tuple run in
+    ``folder``, begun or resumed, with a progress bar."""
+    if not isinstance(config, NTupleSettings):
+        return None
+    from tqdm import tqdm
+
+    resume = (folder / CONFIG_FILE).exists()
+    bar = tqdm(
+        total=config.games,
+        unit="game",
+        unit_scale=True,
+        desc="round 0: n-tuple TD",
+        disable=not progress,
+    )
+    try:
+        return train_ntuple(
+            folder,
+            config,
+            resume=resume,
+            time_limit=seconds,
+            on_chunk=lambda state: bar.update(state.games - bar.n),
+        )
+    finally:
+        bar.close()
+
+
 CONNECT4_BOOTSTRAP = BootstrapProvider(
     game=CONNECT4_FACTS.name,
     budgets=CONNECT4_BUDGETS,
@@ -74,4 +118,5 @@ CONNECT4_BOOTSTRAP = BootstrapProvider(
     fit_candidate=fit_connect4_candidate,
     run_gate=run_connect4_gate,
     nps=connect4_nps,
+    round0_train=connect4_round0_train,
 )

@@ -208,8 +208,14 @@ def run_round0(
     """Round 0 (or its continuation); True when it finished."""
     folder = round_dir(run, 0) / "train"
     config = provider.round0_config(budget, seed)
-    resume = (folder / "weights.npz").exists()
-    state = _train_with_bar(config, folder, resume, _seconds_left(deadline), options.progress)
+    state, model = None, provider.round0_model
+    if provider.round0_train is not None:
+        state = provider.round0_train(config, folder, _seconds_left(deadline), options.progress)
+    if state is None:
+        resume = (folder / "weights.npz").exists()
+        state = _train_with_bar(config, folder, resume, _seconds_left(deadline), options.progress)
+    else:
+        model = config.description
     if state.games < budget.round0_games:
         return False
     record = {
@@ -222,7 +228,7 @@ def run_round0(
         "round_cpu_seconds": round(state.cpu_seconds, 1),
         "elo_vs_round0": 0.0,
         "elo_margin": 0.0,
-        "model": provider.round0_model,
+        "model": model,
     }
     record["nps"] = provider.nps(folder / "weights.npz", options.bench_depth)
     _finish_round(run, record)

@@ -15,8 +15,9 @@ from typing import Any
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments
 from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
-#: The budgets by name (each game's provider holds their settings).
-BUDGET_NAMES = ("smoke", "standard")
+#: The budgets by name (each game's provider holds their settings; the n-tuple ones are
+#: Connect Four's alone).
+BUDGET_NAMES = ("smoke", "standard", "ntuple", "ntuple-smoke")
 
 
 def _games() -> list[str]:
@@ -64,7 +65,9 @@ def add_parser(sub: Any) -> None:
         choices=BUDGET_NAMES,
         default="standard",
         help="smoke: minutes on two cores, a tiny round 0 and two small network rounds; "
-        "standard (default): the run behind the shipped network",
+        "standard (default): the run behind the shipped network; Connect Four also has "
+        "ntuple (round 0 only: an n-tuple evaluation by TD(lambda) self-play, the run "
+        "behind connect4-ntuple) and ntuple-smoke",
     )
     p.add_argument("--seed", type=int, default=0, help="round 0's weights and the openings")
     p.add_argument(
@@ -106,6 +109,10 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run = Path(args.out)
+    if args.budget not in provider.budgets:
+        names = ", ".join(provider.budgets)
+        print(f"error: --game {args.game} has no budget {args.budget} ({names})", file=sys.stderr)
+        return 2
     budget = provider.budgets[args.budget]
     options = RunOptions(
         actors=args.actors,
@@ -113,7 +120,7 @@ def run_command(args: argparse.Namespace) -> int:
         address=args.address,
         minutes=args.minutes,
         progress=not args.quiet,
-        bench_depth=3 if budget.name == "smoke" else 6,
+        bench_depth=3 if budget.name.endswith("smoke") else 6,
     )
     try:
         changes = [parse_setting(text) for text in args.settings]

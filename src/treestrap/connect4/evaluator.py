@@ -6,6 +6,9 @@ buffers for one extraction, so the searches allocate nothing; :func:`evaluate_gr
 leaves the gradient (phi itself) in them, and the search family's
 :func:`~treestrap.search.node.add_node` records a position with it in a search tree.
 
+N-tuples (:mod:`treestrap.connect4.ntuple`): a third buffer kind, told by its magic; it
+has no gradient pairs (its tables learn by their own TD, not from search records).
+
 Network: the same tuple with a network buffer as ``weights``
 (:mod:`treestrap.connect4.network`; its length is never the linear ``SIZE``), so one
 compiled search serves both. Its pairs are the network's active inputs, not dH/dtheta:
@@ -21,6 +24,9 @@ import numpy as np
 from treestrap.connect4.board import Position
 from treestrap.connect4.features import MAX_ACTIVE, SIZE, extract
 from treestrap.connect4.network import is_network_buffer, network_value
+from treestrap.connect4.ntuple import H_MAGIC as NTUPLE_H_MAGIC
+from treestrap.connect4.ntuple import MAGIC as NTUPLE_MAGIC
+from treestrap.connect4.ntuple import is_ntuple_buffer, ntuple_value
 from treestrap.core.jit import njit
 from treestrap.core.search_tree import SearchTree, new_tree
 
@@ -36,7 +42,7 @@ def make_evaluator(weights: np.ndarray) -> Connect4Evaluator:
     :func:`treestrap.connect4.network.network_buffer`; a float64 array is shared, not
     copied, so a learner's in-place updates reach the searches)."""
     w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (SIZE,) and not (w.ndim == 1 and is_network_buffer(w)):
+    if w.shape != (SIZE,) and not (w.ndim == 1 and (is_network_buffer(w) or is_ntuple_buffer(w))):
         raise ValueError(f"Connect Four weights must have shape ({SIZE},), got {w.shape}")
     return Connect4Evaluator(
         weights=w,
@@ -50,6 +56,8 @@ def evaluate_gradient(pos: Position, ev: Connect4Evaluator) -> tuple[float, int]
     """``(H(s), n)``: the value for the side to move, and the count of its gradient's
     pairs, left in ``ev.idx[:n]``, ``ev.val[:n]`` (a network's: its active inputs)."""
     if ev.weights.shape[0] != SIZE:
+        if ev.weights[NTUPLE_H_MAGIC] == NTUPLE_MAGIC:
+            return ntuple_value(pos, ev.weights, ev.idx)
         return network_value(pos, ev.weights, ev.idx, ev.val)
     n = extract(pos, ev.idx, ev.val)
     total = 0.0

@@ -34,10 +34,12 @@ class WeightFileError(ValueError):
     """A weight file that cannot be used, and why."""
 
 
-def write_weight_file(path: Path, weights: np.ndarray, meta: dict[str, Any]) -> None:
+def write_weight_file(
+    path: Path, weights: np.ndarray, meta: dict[str, Any], compress: bool = False
+) -> None:
     """Write a weight file (``weights`` and ``meta`` as JSON bytes) atomically: a
     temporary file beside ``path``, synced, then renamed over it. Every kind of model
-    saves through this."""
+    saves through this; ``compress`` deflates it (large, mostly-zero tables)."""
     meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -45,7 +47,7 @@ def write_weight_file(path: Path, weights: np.ndarray, meta: dict[str, Any]) -> 
         with os.fdopen(fd, "wb") as fh:
             # mkstemp makes the file 0600; a weight file is shared like any other file.
             os.chmod(tmp, shared_file_mode())
-            np.savez(fh, weights=weights, meta=meta_bytes)
+            (np.savez_compressed if compress else np.savez)(fh, weights=weights, meta=meta_bytes)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -88,9 +88,10 @@ class Connect4Model:
         write_weight_file(Path(path), self.weights, meta)
 
 
-def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkModel:
-    """Read and check a Connect Four weight file, linear or a network
-    (:mod:`treestrap.games.connect4_network`); :class:`WeightFileError` says what is
+def load_connect4_model(path: str | Path) -> Any:
+    """Read and check a Connect Four weight file: linear, a network
+    (:mod:`treestrap.games.connect4_network`) or n-tuples
+    (:mod:`treestrap.games.connect4_ntuple`); :class:`WeightFileError` says what is
     wrong (chess weights among others)."""
     path = Path(path)
     meta, weights = read_weight_file(path)
@@ -99,6 +100,10 @@ def load_connect4_model(path: str | Path) -> Connect4Model | Connect4NetworkMode
         raise WeightFileError(f"{path}: {game} weights, not Connect Four weights")
     if meta.get("model") == "network":
         return network_from_file(path, meta, weights)
+    if meta.get("model") == "ntuple":
+        from treestrap.games.connect4_ntuple import ntuple_from_file
+
+        return ntuple_from_file(path, meta, weights)
     if meta.get("model") != "linear" or meta.get("feature_set") != FEATURE_SET:
         raise WeightFileError(
             f"{path}: unknown Connect Four model {meta.get('model')!r} over "

@@ -1,0 +1,253 @@
+"""A run of n-tuple TD(lambda) self-play for Connect Four: the tables of
+:mod:`treestrap.connect4.ntuple` learned from empty tables by the games of
+:mod:`treestrap.connect4.ntuple_td`, in chunks, resumable.
+
+A run directory holds:
+
+- ``config.json``: the :class:`NTupleSettings`;
+- ``weights.npz``: the tables so far, with the run's state in their metadata (games,
+  results, CPU seconds), written atomically at a chunk's end at least once a minute;
+- ``metrics.jsonl``: one line a chunk (results, plies, exploratory moves, step size,
+  epsilon, seconds).
+
+Each chunk's games are drawn from ``(seed, chunk number)`` and the step size and
+epsilon follow the run's progress (geometric from their first to their last value), so
+a run killed and resumed makes the same tables as one that ran straight through.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treestrap.games.connect4_ntuple import Connect4NTupleModel, parse_ntuple_spec
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "weights.npz"
+METRICS_FILE = "metrics.jsonl"
+#: What the learning rule is called in a weight file's metadata.
+ALGORITHM = "td-lambda-afterstate"
+#: Seconds between saves of the tables (always at the end).
+SAVE_EVERY = 60.0
+
+
+@dataclass(frozen=True)
+class NTupleTD:
+    """How the tables learn: TD(lambda) with a step size and an exploration rate that
+    fall geometrically from their first to their last value over the run's games."""
+
+    #: step size on each table entry read, at the first game and at the last
+    alpha: float = 0.004
+    alpha_end: float = 0.001
+    #: the lambda of the lambda-return
+    lam: float = 0.5
+    #: the chance of a random move, at the first game and at the last
+    epsilon: float = 0.1
+    epsilon_end: float = 0.01
+    #: games a compiled call plays; the run's unit of resumption
+    chunk: int = 50_000
+
+
+@dataclass(frozen=True)
+class NTupleSettings(NTupleTD):
+    """Everything an n-tuple TD run does: the learning, the shape, the games, the seed."""
+
+    #: ``ntuple:TxL``: T tuples of L cells
+    model: str = "ntuple:70x8"
+    games: int = 6_000_000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        parse_ntuple_spec(self.model)
+        if self.games < 1 or self.chunk < 1:
+            raise ValueError("an n-tuple run needs at least one game and a chunk of one")
+        if not 0.0 <= self.lam <= 1.0:
+            raise ValueError(f"lambda must be in [0, 1], got {self.lam}")
+        if min(self.alpha, self.alpha_end) <= 0.0:
+            raise ValueError("the step sizes must be positive")
+        if not (0.0 <= self.epsilon <= 1.0 and 0.0 <= self.epsilon_end <= 1.0):
+            raise ValueError("epsilon must be in [0, 1]")
+
+    @property
+    def description(self) -> str:
+        return f"{self.model} (connect4, TD(lambda) self-play)"
+
+    def at(self, games: int) -> tuple[float, float]:
+        """Step size and epsilon after ``games`` of the run's games."""
+        progress = min(1.0, games / self.games)
+        alpha = self.alpha * (self.alpha_end / self.alpha) ** progress
+        if self.epsilon > 0.0 and self.epsilon_end > 0.0:
+            epsilon = self.epsilon * (self.epsilon_end / self.epsilon) ** progress
+        else:
+            epsilon = self.epsilon + (self.epsilon_end - self.epsilon) * progress
+        return alpha, epsilon
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NTupleSettings:
+        return cls(**data)
+
+
+@dataclass
+class NTupleState:
+    """What a run has done so far (kept in its weight file's metadata)."""
+
+    games: int = 0
+    first_wins: int = 0
+    draws: int = 0
+    second_wins: int = 0
+    cpu_seconds: float = 0.0
+
+
+def new_model(settings: NTupleSettings) -> Connect4NTupleModel:
+    """Tuples drawn from the run's seed, tables empty (zero): nothing known."""
+    from treestrap.connect4.ntuple import random_walk_tuples, table_size
+
+    count, length = parse_ntuple_spec(settings.model)
+    tuples = random_walk_tuples(count, length, settings.seed)
+    return Connect4NTupleModel(tuples, np.zeros(count * table_size(length)))
+
+
+def _open(
+    settings: NTupleSettings | None, run: Path, resume: bool
+) -> tuple[NTupleSettings, Connect4NTupleModel, NTupleState]:
+    from treestrap.games.connect4_model import load_connect4_model
+
+    config = run / CONFIG_FILE
+    if resume:
+        if not config.is_file():
+            raise ValueError(f"{run}: no {CONFIG_FILE}, not an n-tuple run to resume")
+        saved = NTupleSettings.from_json(json.loads(config.read_text()))
+        if settings is not None and settings.games > saved.games:
+            saved = NTupleSettings.from_json({**saved.to_json(), "games": settings.games})
+        settings = saved
+    elif settings is None:
+        raise ValueError("a new n-tuple run needs its settings")
+    elif config.exists():
+        raise ValueError(f"{run} already holds a run: resume it or choose another directory")
+    run.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps(settings.to_json(), indent=1) + "\n")
+    weights = run / WEIGHTS_FILE
+    if resume and weights.is_file():
+        model = load_connect4_model(weights)
+        if not isinstance(model, Connect4NTupleModel) or model.spec != settings.model:
+            raise ValueError(f"{weights} is not this run's {settings.model} tables")
+        state = NTupleState(**model.metadata.get("run_state", {}))
+    else:
+        model, state = new_model(settings), NTupleState()
+    _keep_metrics(run, state.games)
+    return settings, model, state
+
+
+def _keep_metrics(run: Path, games: int) -> None:
+    """Drop metric lines of chunks after the saved tables (a kill between the two)."""
+    path = run / METRICS_FILE
+    if not path.exists():
+        return
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    kept = [line for line in lines if json.loads(line)["games"] <= games]
+    if len(kept) != len(lines):
+        path.write_text("".join(line + "\n" for line in kept))
+
+
+def _save(
+    run: Path, model: Connect4NTupleModel, settings: NTupleSettings, state: NTupleState
+) -> None:
+    model.metadata = {
+        "algorithm": ALGORITHM,
+        "game": "connect4",
+        "init": "zero",
+        "games": state.games,
+        "settings": settings.to_json(),
+        "run_state": asdict(state),
+        "cpu_seconds": round(state.cpu_seconds, 1),
+        "cpu_hours": round(state.cpu_seconds / 3600, 3),
+    }
+    model.save(run / WEIGHTS_FILE)
+
+
+def train_ntuple(
+    run_dir: str | Path,
+    settings: NTupleSettings | None = None,
+    resume: bool = False,
+    time_limit: float | None = None,
+    on_chunk: Callable[[NTupleState], None] | None = None,
+) -> NTupleState:
+    """Run (or resume) an n-tuple run until its games are played or ``time_limit``
+    seconds have passed (checked between chunks); the final state."""
+    from treestrap.connect4.board import new_position
+    from treestrap.connect4.ntuple_td import (
+        STAT_DRAW,
+        STAT_EXPLORED,
+        STAT_FIRST,
+        STAT_NB,
+        STAT_PLIES,
+        STAT_SECOND,
+        play_games,
+        tuple_cells,
+    )
+
+    run = Path(run_dir)
+    started = time.monotonic()
+    settings, model, state = _open(settings, run, resume)
+    cells = tuple_cells(model.tuples)
+    pos = new_position()
+    stats = np.zeros(STAT_NB, dtype=np.int64)
+    saved_at = time.monotonic()
+    dirty = False
+    while state.games < settings.games:
+        if time_limit is not None and time.monotonic() - started >= time_limit:
+            break
+        games = min(settings.chunk, settings.games - state.games)
+        alpha, epsilon = settings.at(state.games)
+        number = state.games // settings.chunk
+        stats[:] = 0
+        cpu, wall = time.process_time(), time.monotonic()
+        play_games(
+            pos,
+            model.tables,
+            cells,
+            games,
+            alpha,
+            settings.lam,
+            epsilon,
+            settings.seed * 1_000_003 + number,
+            stats,
+        )
+        cpu = time.process_time() - cpu
+        state.games += games
+        state.first_wins += int(stats[STAT_FIRST])
+        state.draws += int(stats[STAT_DRAW])
+        state.second_wins += int(stats[STAT_SECOND])
+        state.cpu_seconds += cpu
+        line = {
+            "games": state.games,
+            "first_wins": int(stats[STAT_FIRST]),
+            "draws": int(stats[STAT_DRAW]),
+            "second_wins": int(stats[STAT_SECOND]),
+            "explored": int(stats[STAT_EXPLORED]),
+            "plies": int(stats[STAT_PLIES]),
+            "alpha": alpha,
+            "epsilon": epsilon,
+            "seconds": round(time.monotonic() - wall, 3),
+            "cpu_seconds": round(cpu, 3),
+        }
+        with (run / METRICS_FILE).open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        dirty = True
+        if time.monotonic() - saved_at >= SAVE_EVERY:
+            _save(run, model, settings, state)
+            saved_at, dirty = time.monotonic(), False
+        if on_chunk is not None:
+            on_chunk(state)
+    if dirty or not (run / WEIGHTS_FILE).exists():
+        _save(run, model, settings, state)
+    return state
