@@ -26,6 +26,7 @@ from treestrap.connect4.network import POINTS_PER_LOGIT
 from treestrap.connect4.ntuple import random_walk_tuples, table_size
 from treestrap.connect4.ntuple_td import STAT_NB, play_games, tuple_cells
 from treestrap.connect4.search import Connect4Search
+from treestrap.evaluation.provenance import weights_sha256
 from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.games.connect4_model import load_connect4_model
@@ -101,8 +102,12 @@ def test_value_is_the_plain_sum_for_the_side_to_move_and_mirror_symmetric() -> N
         assert model.evaluate(mirror(pos)) == pytest.approx(model.evaluate(pos), rel=1e-9)
 
 
-def _plain_td(model: Connect4NTupleModel, games: int, alpha: float, lam: float) -> None:
+def _plain_td(
+    model: Connect4NTupleModel, games: int, alpha: float, lam: float, coherent: bool
+) -> None:
     """TD(lambda) self-play without exploration, as the module's docstring says it."""
+    net = [0.0] * model.tables.size
+    total = [0.0] * model.tables.size
     length = model.tuples.shape[1]
     size = table_size(length)
 
@@ -149,19 +154,25 @@ def _plain_td(model: Connect4NTupleModel, games: int, alpha: float, lam: float) 
         ret = result
         for t in range(len(played) - 1, -1, -1):
             ret = (1 - lam) * greedy[t + 1] + lam * ret
-            step = alpha * (ret - values[t]) * (1 - values[t] ** 2)
+            step = (ret - values[t]) * (1 - values[t] ** 2)
             for i in played[t]:
-                model.tables[i] += step
+                rate = abs(net[i]) / total[i] if coherent and total[i] > 0 else 1.0
+                model.tables[i] += alpha * rate * step
+                net[i] += step
+                total[i] += abs(step)
 
 
-def test_td_self_play_matches_a_plain_replica() -> None:
+@pytest.mark.parametrize("coherent", [False, True])
+def test_td_self_play_matches_a_plain_replica(coherent: bool) -> None:
     compiled = random_connect4_ntuple(6, 4, seed=2, scale=0.3)
     plain = Connect4NTupleModel(compiled.tuples, compiled.tables.copy())
     stats = np.zeros(STAT_NB, dtype=np.int64)
+    sums = np.zeros(compiled.tables.size if coherent else 1)
+    cells = tuple_cells(compiled.tuples)
     play_games(
-        new_position(), compiled.tables, tuple_cells(compiled.tuples), 3, 0.05, 0.6, 0.0, 1, stats
+        new_position(), compiled.tables, cells, 3, 0.05, 0.6, 0.0, 1, stats, sums, sums.copy()
     )
-    _plain_td(plain, 3, 0.05, 0.6)
+    _plain_td(plain, 3, 0.05, 0.6, coherent)
     assert stats[0] + stats[1] + stats[2] == 3
     assert not np.array_equal(plain.tables, random_connect4_ntuple(6, 4, seed=2, scale=0.3).tables)
     np.testing.assert_allclose(compiled.tables, plain.tables, rtol=0, atol=1e-12)
@@ -172,7 +183,17 @@ def test_exploration_and_learning_move_the_first_player_towards_the_centre() -> 
     model = Connect4NTupleModel(random_walk_tuples(20, 6, seed=1), np.zeros(20 * table_size(6)))
     stats = np.zeros(STAT_NB, dtype=np.int64)
     play_games(
-        new_position(), model.tables, tuple_cells(model.tuples), 20000, 0.01, 0.5, 0.1, 4, stats
+        new_position(),
+        model.tables,
+        tuple_cells(model.tuples),
+        20000,
+        0.01,
+        0.5,
+        0.1,
+        4,
+        stats,
+        np.zeros(1),
+        np.zeros(1),
     )
     assert stats[3] > 0  # exploratory moves were played
     values = []
@@ -222,8 +243,11 @@ def _tables(run) -> np.ndarray:
     return load_connect4_model(run / "weights.npz").tables
 
 
-def test_a_killed_run_resumes_to_the_same_tables(tmp_path, monkeypatch) -> None:
-    settings = NTupleSettings(model="ntuple:6x4", games=2000, chunk=400, seed=9)
+@pytest.mark.parametrize("coherence", [False, True])
+def test_a_killed_run_resumes_to_the_same_tables(tmp_path, monkeypatch, coherence: bool) -> None:
+    settings = NTupleSettings(
+        model="ntuple:6x4", games=2000, chunk=400, seed=9, coherence=coherence
+    )
     straight = train_ntuple(tmp_path / "straight", settings)
     assert (
         straight.games == 2000
@@ -251,8 +275,16 @@ def test_a_killed_run_resumes_to_the_same_tables(tmp_path, monkeypatch) -> None:
     ]
     assert [x["games"] for x in lines] == [400, 800, 1200, 1600, 2000]
     meta = load_connect4_model(tmp_path / "killed" / "weights.npz").metadata
-    assert meta["run_state"]["games"] == 2000 and meta["init"] == "zero"
+    assert meta["run_state"]["games"] == 2000 and meta["init"] == "random"
+    record = meta["provenance"]
+    assert record["self_play_only"] is True and record["games"] == {"self-play": 2000}
+    assert record["sha256"] == weights_sha256(_tables(tmp_path / "killed"))
+    (start,) = record["parents"]
+    drawn = random_connect4_ntuple(6, 4, seed=start["seed"], scale=start["scale"])
+    assert weights_sha256(drawn.tables) == start["sha256"] and not drawn.tables.any()
     assert meta["settings"]["model"] == "ntuple:6x4" and meta["run_state"]["cpu_seconds"] > 0
+    kept = sorted(p.name for p in (tmp_path / "killed").glob("coherence-*.npz"))
+    assert kept == (["coherence-2000.npz"] if coherence else [])
 
 
 def test_settings_refuse_what_cannot_run() -> None:

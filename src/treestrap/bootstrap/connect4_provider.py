@@ -25,7 +25,12 @@ from treestrap.bootstrap.connect4_selfplay import play_connect4_chunk
 from treestrap.bootstrap.provider import BootstrapProvider
 from treestrap.distill.connect4_records import CONNECT4_RECORD_NAME
 from treestrap.games.connect4_facts import CONNECT4_FACTS
-from treestrap.training.connect4_ntuple_run import CONFIG_FILE, NTupleSettings, NTupleState, train_ntuple
+from treestrap.training.connect4_ntuple_run import (
+    CONFIG_FILE,
+    NTupleSettings,
+    NTupleState,
+    train_ntuple,
+)
 
 #: Positions (columns 1-7 from the empty board) whose searches measure nodes per second.
 BENCH_MOVES = ("", "4453", "4444332", "43443555", "44455521", "1234567123")

@@ -16,7 +16,10 @@ lambda-return, computed backwards from the end:
   outcome never reaches the moves before it (Watkins' cut).
 
 The step on each table entry ``a_t`` read is ``alpha * (G_t - v_t) * (1 - v_t**2)``, the
-gradient of ``tanh(z)``. Nothing here reads a solver or a book: the games are the
+gradient of ``tanh(z)``. With temporal coherence (Beal and Smith's TCL) each entry's
+step is scaled by ``|sum of its past steps| / sum of their sizes``: an entry pulled back
+and forth (the few patterns of the opening, read in every game) slows down, one pulled
+one way keeps its rate. Nothing here reads a solver or a book: the games are the
 evaluation's own.
 """
 
@@ -72,10 +75,14 @@ def play_games(
     epsilon: float,
     seed: int,
     stats: np.ndarray,
+    net: np.ndarray,
+    total: np.ndarray,
 ) -> None:
     """Play ``games`` self-play games from the empty board and learn from each; the
     tables change in place. ``pos`` is an empty board (given back empty); ``cells``:
-    int64[2T, L], the tuples then their mirror images."""
+    int64[2T, L], the tuples then their mirror images. ``net`` and ``total``, the size
+    of the tables, turn on temporal coherence (their sums of steps and of step sizes,
+    updated in place); arrays of one entry leave it off."""
     np.random.seed(seed)
     rows, length = cells.shape
     size = STATES**length
@@ -86,6 +93,7 @@ def play_games(
     greedy = np.zeros(CELLS)  # the best value the mover saw
     explored = np.zeros(CELLS, dtype=np.bool_)
     moves = np.zeros(WIDTH, dtype=np.int64)
+    coherent = net.shape[0] == tables.shape[0]
     for _ in range(games):
         for c in range(WIDTH):
             for r in range(HEIGHT):
@@ -155,9 +163,17 @@ def play_games(
             nxt = greedy[t + 1]
             ret = nxt if explored[t + 1] else (1.0 - lam) * nxt + lam * ret
             v = value[t]
-            step = alpha * (ret - v) * (1.0 - v * v)
-            for r in range(rows):
-                tables[played[t, r]] += step
+            step = (ret - v) * (1.0 - v * v)
+            if coherent:
+                for r in range(rows):
+                    at = played[t, r]
+                    rate = abs(net[at]) / total[at] if total[at] > 0.0 else 1.0
+                    tables[at] += alpha * rate * step
+                    net[at] += step
+                    total[at] += abs(step)
+            else:
+                for r in range(rows):
+                    tables[played[t, r]] += alpha * step
             stats[STAT_UPDATES] += 1
         for _ in range(n):
             unmake_move(pos)

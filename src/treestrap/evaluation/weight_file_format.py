@@ -34,12 +34,16 @@ class WeightFileError(ValueError):
     """A weight file that cannot be used, and why."""
 
 
-def write_weight_file(
-    path: Path, weights: np.ndarray, meta: dict[str, Any], compress: bool = False
-) -> None:
+#: Weight vectors longer than this are deflated (n-tuple tables, mostly zero).
+COMPRESS_ABOVE = 1_000_000
+
+
+def write_weight_file(path: Path, weights: np.ndarray, meta: dict[str, Any]) -> None:
     """Write a weight file (``weights`` and ``meta`` as JSON bytes) atomically: a
     temporary file beside ``path``, synced, then renamed over it. Every kind of model
-    saves through this; ``compress`` deflates it (large, mostly-zero tables)."""
+    saves through this; a vector of more than ``COMPRESS_ABOVE`` entries is deflated
+    (NumPy reads both forms alike)."""
+    compress = weights.size > COMPRESS_ABOVE
     meta_bytes = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -98,7 +98,7 @@ class Connect4NTupleModel:
             "shape": [int(self.tables.size)],
             "metadata": self.metadata,
         }
-        write_weight_file(Path(path), self.tables, meta, compress=True)
+        write_weight_file(Path(path), self.tables, meta)
 
 
 def ntuple_from_file(path: Path, meta: dict[str, Any], tables: np.ndarray) -> Connect4NTupleModel:

@@ -26,7 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.games.connect4_ntuple import Connect4NTupleModel, parse_ntuple_spec
+from treestrap.evaluation.provenance import KEY, random_parent, tool_record, weights_sha256
+from treestrap.games.connect4_ntuple import (
+    Connect4NTupleModel,
+    parse_ntuple_spec,
+    random_connect4_ntuple,
+)
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "weights.npz"
@@ -35,6 +40,10 @@ METRICS_FILE = "metrics.jsonl"
 ALGORITHM = "td-lambda-afterstate"
 #: Seconds between saves of the tables (always at the end).
 SAVE_EVERY = 60.0
+#: The tables start at zero: uniform random weights of this scale.
+START_SCALE = 0.0
+#: The tool its provenance records name (round 0 of ``treestrap bootstrap``).
+TOOL = "treestrap bootstrap"
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,8 @@ class NTupleTD:
     epsilon_end: float = 0.01
     #: games a compiled call plays; the run's unit of resumption
     chunk: int = 50_000
+    #: temporal coherence: each entry's step scaled by how consistently it has moved
+    coherence: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,12 +119,10 @@ class NTupleState:
 
 
 def new_model(settings: NTupleSettings) -> Connect4NTupleModel:
-    """Tuples drawn from the run's seed, tables empty (zero): nothing known."""
-    from treestrap.connect4.ntuple import random_walk_tuples, table_size
-
+    """Tuples drawn from the run's seed, tables empty: random weights of scale 0, so
+    nothing is known and the start is drawn again from the seed alone."""
     count, length = parse_ntuple_spec(settings.model)
-    tuples = random_walk_tuples(count, length, settings.seed)
-    return Connect4NTupleModel(tuples, np.zeros(count * table_size(length)))
+    return random_connect4_ntuple(count, length, settings.seed, scale=START_SCALE)
 
 
 def _open(
@@ -158,13 +167,66 @@ def _keep_metrics(run: Path, games: int) -> None:
         path.write_text("".join(line + "\n" for line in kept))
 
 
+def _coherence_file(run: Path, games: int) -> Path:
+    return run / f"coherence-{games}.npz"
+
+
+def _coherence(
+    run: Path, settings: NTupleSettings, tables: np.ndarray, games: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Temporal coherence's sums (net steps, step sizes) as the saved tables left them;
+    arrays of one entry when the run does not use it."""
+    if not settings.coherence:
+        return np.zeros(1), np.zeros(1)
+    if games == 0:
+        return np.zeros_like(tables), np.zeros_like(tables)
+    path = _coherence_file(run, games)
+    if not path.is_file():
+        raise ValueError(f"{run}: no {path.name} beside the tables of game {games}")
+    with np.load(path) as saved:
+        return saved["net"].copy(), saved["total"].copy()
+
+
 def _save(
+    run: Path,
+    model: Connect4NTupleModel,
+    settings: NTupleSettings,
+    state: NTupleState,
+    net: np.ndarray,
+    total: np.ndarray,
+) -> None:
+    """The learner's sums first, then the tables (each file atomic), then older sums go."""
+    if settings.coherence:
+        path = _coherence_file(run, state.games)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with tmp.open("wb") as fh:
+            np.savez_compressed(fh, net=net, total=total)
+        tmp.replace(path)
+    _save_tables(run, model, settings, state)
+    for old in run.glob("coherence-*.npz"):
+        if old.name != _coherence_file(run, state.games).name:
+            old.unlink()
+
+
+def _save_tables(
     run: Path, model: Connect4NTupleModel, settings: NTupleSettings, state: NTupleState
 ) -> None:
+    count, length = model.tuples.shape
+    start = random_connect4_ntuple(count, length, settings.seed, scale=START_SCALE).tables
+    record = tool_record(TOOL, state.cpu_seconds)
+    record.update(
+        sha256=weights_sha256(model.tables),
+        games={"self-play": state.games},
+        parents=[random_parent("start", settings.seed, START_SCALE, start)],
+        self_play_only=True,
+    )
     model.metadata = {
+        KEY: record,
         "algorithm": ALGORITHM,
         "game": "connect4",
-        "init": "zero",
+        "init": "random",
+        "seed": settings.seed,
+        "scale": START_SCALE,
         "games": state.games,
         "settings": settings.to_json(),
         "run_state": asdict(state),
@@ -199,6 +261,7 @@ def train_ntuple(
     started = time.monotonic()
     settings, model, state = _open(settings, run, resume)
     cells = tuple_cells(model.tuples)
+    net, total = _coherence(run, settings, model.tables, state.games)
     pos = new_position()
     stats = np.zeros(STAT_NB, dtype=np.int64)
     saved_at = time.monotonic()
@@ -221,6 +284,8 @@ def train_ntuple(
             epsilon,
             settings.seed * 1_000_003 + number,
             stats,
+            net,
+            total,
         )
         cpu = time.process_time() - cpu
         state.games += games
@@ -244,10 +309,10 @@ def train_ntuple(
             fh.write(json.dumps(line) + "\n")
         dirty = True
         if time.monotonic() - saved_at >= SAVE_EVERY:
-            _save(run, model, settings, state)
+            _save(run, model, settings, state, net, total)
             saved_at, dirty = time.monotonic(), False
         if on_chunk is not None:
             on_chunk(state)
     if dirty or not (run / WEIGHTS_FILE).exists():
-        _save(run, model, settings, state)
+        _save(run, model, settings, state, net, total)
     return state
