@@ -49,6 +49,7 @@ CONNECT4_FACTS = GameFacts(
     games_file="games.txt",
     record_end="\n",
     bootstrap="treestrap.bootstrap.connect4_provider:CONNECT4_BOOTSTRAP",
-    # the best file of `treestrap bootstrap --game connect4`, shipped by tools/ship_preset.py
-    presets={"connect4-zero": "connect4-zero.npz"},
+    # the best files of `treestrap bootstrap --game connect4` (--budget standard and
+    # ntuple), shipped by tools/ship_preset.py
+    presets={"connect4-zero": "connect4-zero.npz", "connect4-ntuple": "connect4-ntuple.npz"},
 )

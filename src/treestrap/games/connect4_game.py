@@ -9,6 +9,8 @@ the game goes on and the opponent cannot win at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from treestrap.connect4 import search_kernels
@@ -112,6 +114,15 @@ def _input_row(pos: Position) -> np.ndarray:
     return row
 
 
+def _random_model(feature_set: str, seed: int, scale: float) -> Any:
+    """Random linear weights, or random n-tuple tables for an ``ntuple:TxL`` start."""
+    if feature_set.startswith("ntuple"):
+        from treestrap.games.connect4_ntuple import parse_ntuple_spec, random_connect4_ntuple
+
+        return random_connect4_ntuple(*parse_ntuple_spec(feature_set), seed, scale)
+    return random_connect4_model(seed, scale)
+
+
 CONNECT4_GAME = Game(
     name=CONNECT4_FACTS.name,
     start_position=new_position,
@@ -130,7 +141,7 @@ CONNECT4_GAME = Game(
     no_move=NO_MOVE,
     learning_search=connect4_learning_search,
     feature_names=lambda feature_set: feature_names(),
-    random_model=lambda feature_set, seed, scale: random_connect4_model(seed, scale),
+    random_model=_random_model,
     hand_set_model=lambda feature_set: hand_written_connect4_model(),
     random_network=lambda sizes, activation, seed, scale: random_connect4_network(
         sizes, seed, scale

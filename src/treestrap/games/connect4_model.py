@@ -34,7 +34,7 @@ from treestrap.evaluation.weight_file_format import (
     write_weight_file,
 )
 from treestrap.games.connect4_facts import CONNECT4_FACTS
-from treestrap.games.connect4_network import Connect4NetworkModel, network_from_file
+from treestrap.games.connect4_network import network_from_file
 from treestrap.games.registry import DEFAULT_GAME
 
 GAME = CONNECT4_FACTS.name
@@ -119,11 +119,12 @@ def load_connect4_model(path: str | Path) -> Any:
 PRESET = "connect4-zero"
 
 
-def shipped_connect4_model() -> Connect4Model | Connect4NetworkModel:
-    """The shipped preset, loaded (and checked) from the package's data."""
+def shipped_connect4_model(name: str = PRESET) -> Any:
+    """A shipped preset (``connect4-zero`` unless named), loaded (and checked) from the
+    package's data."""
     from importlib.resources import as_file, files
 
-    data = files("treestrap.evaluation.data") / CONNECT4_FACTS.presets[PRESET]
+    data = files("treestrap.evaluation.data") / CONNECT4_FACTS.presets[name]
     with as_file(data) as path:
         return load_connect4_model(path)
 

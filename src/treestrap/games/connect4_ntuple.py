@@ -66,6 +66,11 @@ class Connect4NTupleModel:
             )
 
     @property
+    def weights(self) -> np.ndarray:
+        """The vector its file stores (the tables), as every model's ``weights`` is."""
+        return self.tables
+
+    @property
     def spec(self) -> str:
         count, length = self.tuples.shape
         return f"ntuple:{count}x{length}"

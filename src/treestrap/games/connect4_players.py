@@ -10,7 +10,10 @@
 ``random-weights[:seed=S]...``  a search over small random weights (the random start)
 ``zero[:depth=N]``              a search over the shipped preset ``connect4-zero``
                                 (``treestrap bootstrap --game connect4``'s best
-                                file): the default player
+                                file)
+``ntuple[:depth=N]``            a search over the shipped preset ``connect4-ntuple``
+                                (the n-tuple tables of ``treestrap bootstrap --game
+                                connect4 --budget ntuple``): the default player
 ``PATH.npz[:depth=N]``          a search over a Connect Four weight file
 ==============================  ====================================================
 
@@ -47,15 +50,18 @@ from treestrap.connect4.board import (
 from treestrap.games.contract import MovePlayer
 
 PERFECT, RANDOM, SEARCH = "perfect", "random", "search"
-HAND_SET, RANDOM_WEIGHTS, ZERO = "hand-set", "random-weights", "zero"
-#: The player a command measures when none is named: the shipped preset.
-DEFAULT_PLAYER = ZERO
+HAND_SET, RANDOM_WEIGHTS, ZERO, NTUPLE = "hand-set", "random-weights", "zero", "ntuple"
+#: The shipped presets by player name.
+SHIPPED = {ZERO: "connect4-zero", NTUPLE: "connect4-ntuple"}
+#: The player a command measures when none is named: the strongest shipped preset.
+DEFAULT_PLAYER = NTUPLE
 #: Plies a search player looks ahead when its spec does not say.
 DEFAULT_DEPTH = 4
 MAX_DEPTH = 42
 _NAMED = re.compile(r"^(?P<name>[^=:/\\\s]+)=(?P<spec>.+)$")
 FORMS = (
-    "perfect, perfect:p=P, random, zero[:depth=N|:time=S], hand-set[:depth=N|:time=S], "
+    "perfect, perfect:p=P, random, ntuple[:depth=N|:time=S], zero[:depth=N|:time=S], "
+    "hand-set[:depth=N|:time=S], "
     "random-weights[:seed=S][:depth=N|:time=S], PATH.npz[:depth=N|:time=S], "
     "optionally as NAME=SPEC"
 )
@@ -151,7 +157,7 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
     if base == RANDOM:
         _options(parts, (), text)
         return Connect4PlayerSpec(name or RANDOM, RANDOM)
-    if base in (HAND_SET, RANDOM_WEIGHTS, ZERO) or base.lower().endswith(".npz"):
+    if base in (HAND_SET, RANDOM_WEIGHTS, *SHIPPED) or base.lower().endswith(".npz"):
         allowed = ("seed", "depth", "time") if base == RANDOM_WEIGHTS else ("depth", "time")
         opts = _options(parts, allowed, text)
         if "depth" in opts and "time" in opts:
@@ -172,7 +178,7 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         found = Connect4PlayerSpec(
             name or auto, SEARCH, model=base, seed=seed, depth=depth, seconds=seconds
         )
-        if base not in (HAND_SET, RANDOM_WEIGHTS, ZERO):
+        if base not in (HAND_SET, RANDOM_WEIGHTS, *SHIPPED):
             load_model(found)  # a missing file or a chess weight file fails now
         return found
     raise ValueError(f"unknown Connect Four player {text!r} (expected {FORMS})")
@@ -209,8 +215,8 @@ def load_model(spec: Connect4PlayerSpec) -> Any:
         return models.hand_written_connect4_model()
     if spec.model == RANDOM_WEIGHTS:
         return models.random_connect4_model(spec.seed)
-    if spec.model == ZERO:
-        return models.shipped_connect4_model()
+    if spec.model in SHIPPED:
+        return models.shipped_connect4_model(SHIPPED[spec.model])
     if not Path(spec.model).is_file():
         raise ValueError(f"weight file not found: {spec.model}")
     try:

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from treestrap.connect4.features import feature_names
-from treestrap.games.connect4_model import Connect4Model
 from treestrap.games.connect4_network import Connect4NetworkModel
+from treestrap.games.connect4_ntuple import Connect4NTupleModel
 
 
 def feature_group(name: str) -> str:
@@ -49,11 +49,36 @@ def _stats(w: np.ndarray) -> str:
     )
 
 
-def summarize_connect4(
-    model: Connect4Model | Connect4NetworkModel, top: int = 25, group: str | None = None
-) -> str:
+def _ntuple_summary(model: Connect4NTupleModel) -> str:
+    """The tuples, how much of their tables play has reached, and the run's record."""
+    count, length = model.tuples.shape
+    used = int(np.count_nonzero(model.tables))
+    meta = dict(model.metadata)
+    state = meta.pop("run_state", None)
+    meta.pop("provenance", None)
+    lines = [
+        f"model: Connect Four n-tuples, {count} tuples of {length} cells, each read on the "
+        "board and its mirror image (first player's value)",
+        f"table entries: {model.tables.size} ({used} reached, {used / model.tables.size:.1%})  "
+        f"{_stats(model.tables[model.tables != 0])}",
+    ]
+    if "algorithm" in meta:
+        lines.append(f"trained: {meta.pop('algorithm')}, {meta.pop('games', '?')} games")
+    if isinstance(state, dict):
+        lines.append(
+            f"self-play results: +{state.get('first_wins', 0)} ={state.get('draws', 0)} "
+            f"-{state.get('second_wins', 0)} (first player's view); "
+            f"{float(state.get('cpu_seconds') or 0.0) / 3600:.3f} CPU hours"
+        )
+    lines += [f"{key}: {value}" for key, value in sorted(meta.items())]
+    return "\n".join(lines)
+
+
+def summarize_connect4(model: Any, top: int = 25, group: str | None = None) -> str:
     """A text report of a Connect Four model; ``group`` keeps only the weights whose
     name starts with it (linear weights)."""
+    if isinstance(model, Connect4NTupleModel):
+        return _ntuple_summary(model)
     if isinstance(model, Connect4NetworkModel):
         lines = [
             f"model: Connect Four {model.describe()} network on the 84 + 1 bitboard inputs "

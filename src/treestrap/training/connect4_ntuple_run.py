@@ -217,7 +217,7 @@ def _save_tables(
     record.update(
         sha256=weights_sha256(model.tables),
         games={"self-play": state.games},
-        parents=[random_parent("start", settings.seed, START_SCALE, start)],
+        parents=[random_parent("start", settings.seed, START_SCALE, start, settings.model)],
         self_play_only=True,
     )
     model.metadata = {
