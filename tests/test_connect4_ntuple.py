@@ -170,7 +170,7 @@ def test_td_self_play_matches_a_plain_replica(coherent: bool) -> None:
     sums = np.zeros(compiled.tables.size if coherent else 1)
     cells = tuple_cells(compiled.tuples)
     play_games(
-        new_position(), compiled.tables, cells, 3, 0.05, 0.6, 0.0, 1, stats, sums, sums.copy()
+        new_position(), compiled.tables, cells, 3, 0.05, 0.6, 0.0, 1, stats, sums, sums.copy(), 0
     )
     _plain_td(plain, 3, 0.05, 0.6, coherent)
     assert stats[0] + stats[1] + stats[2] == 3
@@ -194,6 +194,7 @@ def test_exploration_and_learning_move_the_first_player_towards_the_centre() -> 
         stats,
         np.zeros(1),
         np.zeros(1),
+        0,
     )
     assert stats[3] > 0  # exploratory moves were played
     values = []
@@ -297,3 +298,21 @@ def test_settings_refuse_what_cannot_run() -> None:
     assert NTupleSettings(games=100).at(0) == (0.004, 0.1)
     alpha, eps = NTupleSettings(games=100).at(100)
     assert alpha == pytest.approx(0.001) and eps == pytest.approx(0.01)
+
+
+def test_random_openings_are_exploration_and_only_when_asked() -> None:
+    model = random_connect4_ntuple(6, 4, seed=7, scale=0.1)
+    cells = tuple_cells(model.tuples)
+    counts = []
+    for opening in (0, 6):
+        stats = np.zeros(STAT_NB, dtype=np.int64)
+        tables = model.tables.copy()
+        play_games(new_position(), tables, cells, 50, 0.01, 0.5, 0.0, 3, stats, *_off(), opening)
+        counts.append(int(stats[3]))
+    assert counts[0] == 0 and counts[1] > 0
+    with pytest.raises(ValueError, match="opening_plies"):
+        NTupleSettings(opening_plies=21)
+
+
+def _off() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(1), np.zeros(1)

@@ -77,12 +77,15 @@ def play_games(
     stats: np.ndarray,
     net: np.ndarray,
     total: np.ndarray,
+    opening_plies: int,
 ) -> None:
     """Play ``games`` self-play games from the empty board and learn from each; the
     tables change in place. ``pos`` is an empty board (given back empty); ``cells``:
     int64[2T, L], the tuples then their mirror images. ``net`` and ``total``, the size
     of the tables, turn on temporal coherence (their sums of steps and of step sizes,
-    updated in place); arrays of one entry leave it off."""
+    updated in place); arrays of one entry leave it off. Each game's first ``k`` moves
+    are random, ``k`` drawn from 0 to ``opening_plies``: exploratory moves that widen
+    the positions the tables learn from."""
     np.random.seed(seed)
     rows, length = cells.shape
     size = STATES**length
@@ -100,6 +103,7 @@ def play_games(
                 states[c * HEIGHT + r] = PLAYABLE if r == 0 else UNREACHABLE
         result = 0.0
         n = 0
+        opening = np.random.randint(opening_plies + 1) if opening_plies > 0 else 0
         while True:
             mover = int(pos.st[ST_PLY]) & 1
             sign = 1.0 if mover == 0 else -1.0
@@ -132,7 +136,7 @@ def play_games(
             greedy[n] = sign * best_value
             choice = best
             explored[n] = False
-            if epsilon > 0.0 and np.random.random() < epsilon:
+            if n < opening or (epsilon > 0.0 and np.random.random() < epsilon):
                 choice = moves[np.random.randint(count)]
                 explored[n] = choice != best
                 stats[STAT_EXPLORED] += explored[n]

@@ -63,6 +63,9 @@ class NTupleTD:
     chunk: int = 50_000
     #: temporal coherence: each entry's step scaled by how consistently it has moved
     coherence: bool = False
+    #: each game opens with 0 to this many random moves (0: every game from the empty
+    #: board, with only epsilon's exploration)
+    opening_plies: int = 0
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class NTupleSettings(NTupleTD):
             raise ValueError("the step sizes must be positive")
         if not (0.0 <= self.epsilon <= 1.0 and 0.0 <= self.epsilon_end <= 1.0):
             raise ValueError("epsilon must be in [0, 1]")
+        if not 0 <= self.opening_plies <= 20:
+            raise ValueError(f"opening_plies must be 0-20, got {self.opening_plies}")
 
     @property
     def description(self) -> str:
@@ -286,6 +291,7 @@ def train_ntuple(
             stats,
             net,
             total,
+            settings.opening_plies,
         )
         cpu = time.process_time() - cpu
         state.games += games
