@@ -1,9 +1,12 @@
 """The shipped Connect Four n-tuple preset ``connect4-ntuple``: the best file of
 ``treestrap bootstrap --game connect4 --budget ntuple``, shipped by
 ``tools/ship_preset.py``. Its record matches its tables, its start is drawn again from
-the seed, and it is the ``ntuple`` player."""
+the seed, and it is the ``ntuple`` player, the default of the Connect Four measurements."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +16,7 @@ from treestrap.evaluation.provenance import KEY, weights_sha256
 from treestrap.games.connect4_game import CONNECT4_GAME
 from treestrap.games.connect4_model import shipped_connect4_model
 from treestrap.games.connect4_ntuple import Connect4NTupleModel
-from treestrap.games.connect4_players import make_player, parse_connect4_player
+from treestrap.games.connect4_players import DEFAULT_PLAYER, make_player, parse_connect4_player
 
 PRESET = "connect4-ntuple"
 
@@ -55,8 +58,19 @@ def test_weights_show_checks_its_chain(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_it_is_the_ntuple_player_and_opens_in_the_centre(preset: Connect4NTupleModel) -> None:
+    assert DEFAULT_PLAYER == "ntuple"
     spec = parse_connect4_player("ntuple:depth=1")
     assert (spec.name, spec.model, spec.depth) == ("ntuple-d1", "ntuple", 1)
     player = make_player(spec)
     player.new_game(0)
     assert player.choose(new_position()) == 3  # the only winning first disc
+
+
+def test_a_measurement_without_players_measures_it(shared_data, tmp_path: Path) -> None:
+    positions = shared_data("connect4/solved-1000.txt")
+    argv = ["measure", "--game", "connect4", "--depths", "2", "--games", "0", "--quiet"]
+    argv += ["--positions", str(positions), "--every", "100", "--no-references"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))
+    assert [p["player"] for p in data["players"]] == ["ntuple-d2"]
+    assert data["players"][0]["best_move"]["total"] == 10

@@ -1,12 +1,8 @@
 """The shipped Connect Four preset ``connect4-zero``: the best file of
 ``treestrap bootstrap --game connect4``, shipped by ``tools/ship_preset.py``. Its chain
-checks down to random weights drawn again, it is the ``zero`` player and the default
-player of the Connect Four measurements."""
+checks down to random weights drawn again, and it is the ``zero`` player."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +15,7 @@ from treestrap.games.connect4_model import (
     random_connect4_model,
     shipped_connect4_model,
 )
-from treestrap.games.connect4_players import DEFAULT_PLAYER, make_player, parse_connect4_player
+from treestrap.games.connect4_players import make_player, parse_connect4_player
 
 
 @pytest.fixture(scope="module")
@@ -64,20 +60,9 @@ def test_weights_show_finds_it_by_name(capsys: pytest.CaptureFixture[str]) -> No
     assert "matches" in shown and "DIFFERS" not in shown
 
 
-def test_it_is_the_zero_player_and_the_default(preset: Connect4Model) -> None:
+def test_it_is_the_zero_player(preset: Connect4Model) -> None:
     spec = parse_connect4_player("zero:depth=2")
     assert (spec.name, spec.model, spec.depth) == ("zero-d2", "zero", 2)
-    assert DEFAULT_PLAYER == "zero"
     player = make_player(spec)
     col = player.choose(parse_moves("4455"))
     assert 0 <= col < 7
-
-
-def test_a_measurement_without_players_measures_it(shared_data, tmp_path: Path) -> None:
-    positions = shared_data("connect4/solved-1000.txt")
-    argv = ["measure", "--game", "connect4", "--depths", "2", "--games", "0", "--quiet"]
-    argv += ["--positions", str(positions), "--every", "100", "--no-references"]
-    assert main([*argv, "--out", str(tmp_path)]) == 0
-    data = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))
-    assert [p["player"] for p in data["players"]] == ["zero-d2"]
-    assert data["players"][0]["best_move"]["total"] == 10

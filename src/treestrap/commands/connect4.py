@@ -63,7 +63,8 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
         "players",
         nargs="*",
         metavar="PLAYER",
-        help="zero (the shipped preset; the default), WEIGHTS.npz, hand-set, "
+        help="ntuple (the shipped n-tuple preset; the default), zero (the shipped linear "
+        "preset), WEIGHTS.npz, hand-set, "
         "random-weights[:seed=S], each with :depth=N or :time=S; perfect[:p=P], random; a "
         "search player without depth= or time= is measured at each of --depths and --times",
     )
@@ -139,7 +140,8 @@ def add_versus_parser(actions: Any) -> None:
         "players",
         nargs="*",
         metavar="PLAYER",
-        help="zero (the shipped preset; the default), WEIGHTS.npz, hand-set, "
+        help="ntuple (the shipped n-tuple preset; the default), zero (the shipped linear "
+        "preset), WEIGHTS.npz, hand-set, "
         "random-weights[:seed=S], each with :depth=N or :time=S; random; a search player "
         "without depth= or time= plays at each of --depths and --times",
     )
