@@ -268,6 +268,7 @@ def test_a_killed_run_resumes_to_the_same_tables(tmp_path, monkeypatch, coherenc
         fh.write(json.dumps({"games": 1600}) + "\n")
     with pytest.raises(ValueError, match="already holds a run"):
         train_ntuple(tmp_path / "killed", settings)
+    assert ntuple_run.saved_games(tmp_path / "killed") == 1200
     resumed = train_ntuple(tmp_path / "killed", resume=True)
     assert resumed.games == 2000
     assert np.array_equal(_tables(tmp_path / "straight"), _tables(tmp_path / "killed"))
@@ -316,3 +317,23 @@ def test_random_openings_are_exploration_and_only_when_asked() -> None:
 
 def _off() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(1), np.zeros(1)
+
+
+def test_the_ntuple_smoke_budget_end_to_end_and_its_refusals(tmp_path) -> None:
+    from treestrap.cli import main
+
+    run = tmp_path / "run"
+    argv = ["bootstrap", "--game", "connect4", "--budget", "ntuple-smoke", "--quiet"]
+    assert main([*argv, "--out", str(run)]) == 0
+    best = load_connect4_model(run / "best.npz")
+    assert isinstance(best, Connect4NTupleModel) and best.spec == "ntuple:8x4"
+    record = best.metadata["bootstrap"]
+    assert record["budget"] == "ntuple-smoke" and record["rounds_played"] == 1
+    assert best.metadata["provenance"]["games"] == {"self-play": 2000}
+    assert "ntuple:8x4 (connect4, TD(lambda) self-play)" in (run / "report.md").read_text()
+    tables = best.tables.copy()
+    assert main([*argv, "--out", str(run)]) == 0  # finished: the same line changes nothing
+    assert np.array_equal(load_connect4_model(run / "best.npz").tables, tables)
+    # no later rounds, and no n-tuple budget for chess
+    assert main([*argv, "--out", str(tmp_path / "r"), "--set", "rounds=1"]) == 2
+    assert main(["bootstrap", "--budget", "ntuple", "--out", str(tmp_path / "c")]) == 2

@@ -29,6 +29,7 @@ from treestrap.training.connect4_ntuple_run import (
     CONFIG_FILE,
     NTupleSettings,
     NTupleState,
+    saved_games,
     train_ntuple,
 )
 
@@ -95,6 +96,7 @@ def connect4_round0_train(
     resume = (folder / CONFIG_FILE).exists()
     bar = tqdm(
         total=config.games,
+        initial=saved_games(folder) if resume else 0,
         unit="game",
         unit_scale=True,
         desc="round 0: n-tuple TD",

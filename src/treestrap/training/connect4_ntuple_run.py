@@ -161,6 +161,17 @@ def _open(
     return settings, model, state
 
 
+def saved_games(run: Path) -> int:
+    """The games behind a run's saved tables (0 before its first save)."""
+    from treestrap.evaluation.weight_file_format import read_weight_file
+
+    weights = run / WEIGHTS_FILE
+    if not weights.is_file():
+        return 0
+    meta, _ = read_weight_file(weights)
+    return int(meta.get("metadata", {}).get("run_state", {}).get("games", 0))
+
+
 def _keep_metrics(run: Path, games: int) -> None:
     """Drop metric lines of chunks after the saved tables (a kill between the two)."""
     path = run / METRICS_FILE
