@@ -23,8 +23,8 @@ from treestrap.connect4.board import (
     unmake_move,
 )
 from treestrap.connect4.network import POINTS_PER_LOGIT
-from treestrap.connect4.ntuple import random_walk_tuples, table_size
-from treestrap.connect4.ntuple_td import STAT_NB, play_games, tuple_cells
+from treestrap.connect4.ntuple import random_walk_tuples, table_size, tuple_cells
+from treestrap.connect4.ntuple_td import STAT_NB, play_games
 from treestrap.connect4.search import Connect4Search
 from treestrap.evaluation.provenance import weights_sha256
 from treestrap.evaluation.weight_file_format import WeightFileError, read_weight_file

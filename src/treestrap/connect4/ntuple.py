@@ -102,6 +102,14 @@ def random_walk_tuples(count: int, length: int, seed: int) -> np.ndarray:
     return np.array(tuples, dtype=np.int64)
 
 
+def tuple_cells(tuples: np.ndarray) -> np.ndarray:
+    """int64[2T, L]: the tuples' cells, then the same cells mirrored (the order the
+    buffer and the TD learner read them in)."""
+    tuples = np.asarray(tuples, dtype=np.int64)
+    mirror = np.vectorize(mirrored, otypes=[np.int64])(tuples) if tuples.size else tuples
+    return np.ascontiguousarray(np.concatenate([tuples, mirror]), dtype=np.int64)
+
+
 def table_size(length: int) -> int:
     return STATES**length
 
@@ -116,15 +124,13 @@ def ntuple_buffer(tuples: np.ndarray, tables: np.ndarray) -> np.ndarray:
         raise ValueError(f"{tables.size} table entries for {count} tuples of {length} cells")
     if tuples.min() < 0 or tuples.max() >= CELLS:
         raise ValueError("a tuple's cells must be 0-41")
-    mirror = np.vectorize(mirrored)(tuples) if tuples.size else tuples
     at = HEADER + 2 * count * length
     buf = np.zeros(at + tables.size, dtype=np.float64)
     buf[H_MAGIC] = MAGIC
     buf[H_TUPLES] = count
     buf[H_LENGTH] = length
     buf[H_TABLES] = at
-    buf[HEADER : HEADER + count * length] = tuples.reshape(-1)
-    buf[HEADER + count * length : at] = mirror.reshape(-1)
+    buf[HEADER:at] = tuple_cells(tuples).reshape(-1)
     buf[at:] = tables
     return buf
 

@@ -181,13 +181,3 @@ def play_games(
             stats[STAT_UPDATES] += 1
         for _ in range(n):
             unmake_move(pos)
-
-
-def tuple_cells(tuples: np.ndarray) -> np.ndarray:
-    """int64[2T, L]: the tuples' cells, then their mirror images (what
-    :func:`play_games` reads)."""
-    from treestrap.connect4.ntuple import mirrored
-
-    tuples = np.asarray(tuples, dtype=np.int64)
-    mirror = np.vectorize(mirrored)(tuples)
-    return np.ascontiguousarray(np.concatenate([tuples, mirror]), dtype=np.int64)

@@ -210,6 +210,7 @@ def _save(
     state: NTupleState,
     net: np.ndarray,
     total: np.ndarray,
+    start: dict[str, Any],
 ) -> None:
     """The learner's sums first, then the tables (each file atomic), then older sums go."""
     if settings.coherence:
@@ -218,22 +219,30 @@ def _save(
         with tmp.open("wb") as fh:
             np.savez_compressed(fh, net=net, total=total)
         tmp.replace(path)
-    _save_tables(run, model, settings, state)
+    _save_tables(run, model, settings, state, start)
     for old in run.glob("coherence-*.npz"):
         if old.name != _coherence_file(run, state.games).name:
             old.unlink()
 
 
+def _start_parent(settings: NTupleSettings) -> dict[str, Any]:
+    """The provenance of the run's start, drawn again from its seed (once a run)."""
+    start = new_model(settings).tables
+    return random_parent("start", settings.seed, START_SCALE, start, settings.model)
+
+
 def _save_tables(
-    run: Path, model: Connect4NTupleModel, settings: NTupleSettings, state: NTupleState
+    run: Path,
+    model: Connect4NTupleModel,
+    settings: NTupleSettings,
+    state: NTupleState,
+    start: dict[str, Any],
 ) -> None:
-    count, length = model.tuples.shape
-    start = random_connect4_ntuple(count, length, settings.seed, scale=START_SCALE).tables
     record = tool_record(TOOL, state.cpu_seconds)
     record.update(
         sha256=weights_sha256(model.tables),
         games={"self-play": state.games},
-        parents=[random_parent("start", settings.seed, START_SCALE, start, settings.model)],
+        parents=[start],
         self_play_only=True,
     )
     model.metadata = {
@@ -262,6 +271,7 @@ def train_ntuple(
     """Run (or resume) an n-tuple run until its games are played or ``time_limit``
     seconds have passed (checked between chunks); the final state."""
     from treestrap.connect4.board import new_position
+    from treestrap.connect4.ntuple import tuple_cells
     from treestrap.connect4.ntuple_td import (
         STAT_DRAW,
         STAT_EXPLORED,
@@ -270,13 +280,13 @@ def train_ntuple(
         STAT_PLIES,
         STAT_SECOND,
         play_games,
-        tuple_cells,
     )
 
     run = Path(run_dir)
     started = time.monotonic()
     settings, model, state = _open(settings, run, resume)
     cells = tuple_cells(model.tuples)
+    start = _start_parent(settings)
     net, total = _coherence(run, settings, model.tables, state.games)
     pos = new_position()
     stats = np.zeros(STAT_NB, dtype=np.int64)
@@ -326,10 +336,10 @@ def train_ntuple(
             fh.write(json.dumps(line) + "\n")
         dirty = True
         if time.monotonic() - saved_at >= SAVE_EVERY:
-            _save(run, model, settings, state, net, total)
+            _save(run, model, settings, state, net, total, start)
             saved_at, dirty = time.monotonic(), False
         if on_chunk is not None:
             on_chunk(state)
     if dirty or not (run / WEIGHTS_FILE).exists():
-        _save(run, model, settings, state, net, total)
+        _save(run, model, settings, state, net, total, start)
     return state
