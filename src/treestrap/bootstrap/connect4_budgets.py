@@ -98,8 +98,8 @@ CONNECT4_BUDGETS = {
         gate=Connect4GatePlan(depth=4, sprt="elo0=0,elo1=20", max_games=4000, opening_plies=6),
     ),
     # Round 0 only: 70 tuples of 8 cells learned by TD(lambda) from 6 million self-play
-    # games (about 20 CPU minutes). The later rounds fit linear weights, which a search
-    # over these tables outplays, so there are none.
+    # games (about a quarter of a CPU hour). The later rounds fit linear weights, not
+    # tables, so there are none.
     "ntuple": Connect4Budget(
         name="ntuple",
         round0_games=6_000_000,
