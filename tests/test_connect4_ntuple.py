@@ -337,3 +337,44 @@ def test_the_ntuple_smoke_budget_end_to_end_and_its_refusals(tmp_path) -> None:
     # no later rounds, and no n-tuple budget for chess
     assert main([*argv, "--out", str(tmp_path / "r"), "--set", "rounds=1"]) == 2
     assert main(["bootstrap", "--budget", "ntuple", "--out", str(tmp_path / "c")]) == 2
+
+
+def test_a_run_of_members_averages_runs_that_differ_only_in_their_games(
+    tmp_path, monkeypatch
+) -> None:
+    one = NTupleSettings(model="ntuple:6x4", games=1200, chunk=400, seed=9)
+    train_ntuple(tmp_path / "one", one)
+    settings = NTupleSettings(model="ntuple:6x4", games=3600, chunk=400, seed=9, members=3)
+    assert settings.member_settings()[2].games == 1200
+    straight = train_ntuple(tmp_path / "straight", settings)
+    assert straight.games == 3600
+    members = [_tables(tmp_path / "straight" / f"member-{k}") for k in range(3)]
+    # member 0 is the run of one member; the others played other games
+    assert np.array_equal(members[0], _tables(tmp_path / "one"))
+    assert not np.array_equal(members[0], members[1])
+    assert not np.array_equal(members[1], members[2])
+    assert np.allclose(_tables(tmp_path / "straight"), np.mean(members, axis=0))
+    meta = load_connect4_model(tmp_path / "straight" / "weights.npz").metadata
+    assert meta["provenance"]["games"] == {"self-play": 3600}
+    assert [m["sha256"] for m in meta["members"]] == [weights_sha256(t) for t in members]
+    assert meta["provenance"]["self_play_only"] is True
+
+    # killed in the second member's run, resumed with no settings: the same mean
+    monkeypatch.setattr(ntuple_run, "SAVE_EVERY", 0.0)
+
+    def kill(state) -> None:
+        if state.games == 2000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_ntuple(tmp_path / "killed", settings, on_chunk=kill)
+    assert not (tmp_path / "killed" / "weights.npz").exists()
+    assert ntuple_run.saved_games(tmp_path / "killed") == 2000
+    assert train_ntuple(tmp_path / "killed", resume=True).games == 3600
+    assert np.array_equal(_tables(tmp_path / "killed"), _tables(tmp_path / "straight"))
+
+    # two members at a time, each in a process of its own: the same tables
+    train_ntuple(tmp_path / "side-by-side", settings, workers=2)
+    assert np.array_equal(_tables(tmp_path / "side-by-side"), _tables(tmp_path / "straight"))
+    with pytest.raises(ValueError, match="divide the games"):
+        NTupleSettings(games=1000, members=3)

@@ -107,6 +107,16 @@ CONNECT4_BUDGETS = {
         rounds=0,
         round0_model="ntuple:70x8",
     ),
+    # The mean of four such runs of the same tuples, each from its own 6 million games
+    # (`--actors 2` learns two at a time).
+    "ntuple-mean": Connect4Budget(
+        name="ntuple-mean",
+        round0_games=24_000_000,
+        round0_depth=1,
+        rounds=0,
+        round0_model="ntuple:70x8",
+        round0_td=NTupleTD(members=4),
+    ),
     "ntuple-smoke": Connect4Budget(
         name="ntuple-smoke",
         round0_games=2000,

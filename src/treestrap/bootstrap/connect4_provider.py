@@ -85,10 +85,11 @@ def connect4_nps(weights: Path, depth: int) -> int:
 
 
 def connect4_round0_train(
-    config: Any, folder: Path, seconds: float | None, progress: bool
+    config: Any, folder: Path, seconds: float | None, progress: bool, actors: int = 1
 ) -> NTupleState | None:
     """Round 0 of the n-tuple budgets (None for a TreeStrap config): the n-tuple run in
-    ``folder``, begun or resumed, with a progress bar."""
+    ``folder``, begun or resumed, with a progress bar; ``actors`` members of an averaged
+    run learn side by side."""
     if not isinstance(config, NTupleSettings):
         return None
     from tqdm import tqdm
@@ -109,6 +110,7 @@ def connect4_round0_train(
             resume=resume,
             time_limit=seconds,
             on_chunk=lambda state: bar.update(state.games - bar.n),
+            workers=actors,
         )
     finally:
         bar.close()

@@ -210,7 +210,9 @@ def run_round0(
     config = provider.round0_config(budget, seed)
     state, model = None, provider.round0_model
     if provider.round0_train is not None:
-        state = provider.round0_train(config, folder, _seconds_left(deadline), options.progress)
+        state = provider.round0_train(
+            config, folder, _seconds_left(deadline), options.progress, options.actors
+        )
     if state is None:
         resume = (folder / "weights.npz").exists()
         state = _train_with_bar(config, folder, resume, _seconds_left(deadline), options.progress)

@@ -85,10 +85,10 @@ class BootstrapProvider:
     #: ``(weights, depth)``: nodes per second of its search with a weight file (0: not
     #: measured)
     nps: Callable[[Path, int], int]
-    #: ``(config, folder, seconds, progress)``: round 0 by the game's own learner when
-    #: ``round0_config`` gave a config of its own (a state with ``games`` and
+    #: ``(config, folder, seconds, progress, actors)``: round 0 by the game's own learner
+    #: when ``round0_config`` gave a config of its own (a state with ``games`` and
     #: ``cpu_seconds``), None for the TreeStrap training run
-    round0_train: Callable[[Any, Path, float | None, bool], Any] | None = None
+    round0_train: Callable[[Any, Path, float | None, bool, int], Any] | None = None
 
 
 def bootstrap_games() -> tuple[str, ...]:

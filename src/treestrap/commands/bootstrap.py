@@ -17,7 +17,7 @@ from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
 #: The budgets by name (each game's provider holds their settings; the n-tuple ones are
 #: Connect Four's alone).
-BUDGET_NAMES = ("smoke", "standard", "ntuple", "ntuple-smoke")
+BUDGET_NAMES = ("smoke", "standard", "ntuple", "ntuple-mean", "ntuple-smoke")
 
 
 def _games() -> list[str]:
@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> None:
         help="smoke: minutes on two cores, a tiny round 0 and two small network rounds; "
         "standard (default): the run behind the shipped network; Connect Four also has "
         "ntuple (round 0 only: an n-tuple evaluation by TD(lambda) self-play, the run "
-        "behind connect4-ntuple) and ntuple-smoke",
+        "behind connect4-ntuple), ntuple-mean (the mean of four such runs) and ntuple-smoke",
     )
     p.add_argument("--seed", type=int, default=0, help="round 0's weights and the openings")
     p.add_argument(

@@ -10,6 +10,11 @@ A run directory holds:
 - ``metrics.jsonl``: one line a chunk (results, plies, exploratory moves, step size,
   epsilon, seconds).
 
+A run of several members (``members``) trains each in ``member-K/`` (a run of its own
+with the same tuples and its own games, ``games / members`` of them) and writes the mean
+of their tables to its own ``weights.npz`` once all have finished. Member 0 is the run
+of one member with the same seed, bit for bit.
+
 Each chunk's games are drawn from ``(seed, chunk number)`` and the step size and
 epsilon follow the run's progress (geometric from their first to their last value), so
 a run killed and resumed makes the same tables as one that ran straight through.
@@ -17,10 +22,12 @@ a run killed and resumed makes the same tables as one that ran straight through.
 
 from __future__ import annotations
 
+import concurrent.futures as futures
 import json
+import multiprocessing
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +73,9 @@ class NTupleTD:
     #: each game opens with 0 to this many random moves (0: every game from the empty
     #: board, with only epsilon's exploration)
     opening_plies: int = 0
+    #: runs of the same tuples, each from its own games, whose tables are averaged: their
+    #: errors differ, so the mean is nearer the true values than any one of them
+    members: int = 1
 
 
 @dataclass(frozen=True)
@@ -74,8 +84,11 @@ class NTupleSettings(NTupleTD):
 
     #: ``ntuple:TxL``: T tuples of L cells
     model: str = "ntuple:70x8"
+    #: self-play games behind the tables, all members together
     games: int = 6_000_000
     seed: int = 0
+    #: which member of an averaged run this is (its games are drawn apart)
+    member: int = 0
 
     def __post_init__(self) -> None:
         parse_ntuple_spec(self.model)
@@ -89,10 +102,31 @@ class NTupleSettings(NTupleTD):
             raise ValueError("epsilon must be in [0, 1]")
         if not 0 <= self.opening_plies <= 20:
             raise ValueError(f"opening_plies must be 0-20, got {self.opening_plies}")
+        if self.members < 1 or self.games % self.members:
+            raise ValueError(
+                f"members must be at least 1 and divide the games, got {self.members} "
+                f"members for {self.games} games"
+            )
+        if not 0 <= self.member < 2**16:
+            raise ValueError(f"member must be 0-65535, got {self.member}")
 
     @property
     def description(self) -> str:
+        if self.members > 1:
+            return f"{self.model} (connect4, TD(lambda) self-play, mean of {self.members} runs)"
         return f"{self.model} (connect4, TD(lambda) self-play)"
+
+    def chunk_seed(self, number: int) -> int:
+        """The seed of chunk ``number``'s games; member 0's are those of a run of one."""
+        base = self.seed * 1_000_003 + number
+        if self.member == 0:
+            return base
+        return (base + self.member * 0x9E3779B1) & 0xFFFFFFFF
+
+    def member_settings(self) -> list[NTupleSettings]:
+        """The settings of each member's run."""
+        share = self.games // self.members
+        return [replace(self, games=share, members=1, member=k) for k in range(self.members)]
 
     def at(self, games: int) -> tuple[float, float]:
         """Step size and epsilon after ``games`` of the run's games."""
@@ -161,10 +195,18 @@ def _open(
     return settings, model, state
 
 
+def member_dir(run: Path, member: int) -> Path:
+    return run / f"member-{member}"
+
+
 def saved_games(run: Path) -> int:
-    """The games behind a run's saved tables (0 before its first save)."""
+    """The games behind a run's saved tables, its members' together (0 before the first
+    save)."""
     from treestrap.evaluation.weight_file_format import read_weight_file
 
+    members = sorted(run.glob("member-*"))
+    if members and not (run / WEIGHTS_FILE).is_file():
+        return sum(saved_games(member) for member in members)
     weights = run / WEIGHTS_FILE
     if not weights.is_file():
         return 0
@@ -237,6 +279,7 @@ def _save_tables(
     settings: NTupleSettings,
     state: NTupleState,
     start: dict[str, Any],
+    extra: dict[str, Any] | None = None,
 ) -> None:
     record = tool_record(TOOL, state.cpu_seconds)
     record.update(
@@ -257,6 +300,7 @@ def _save_tables(
         "run_state": asdict(state),
         "cpu_seconds": round(state.cpu_seconds, 1),
         "cpu_hours": round(state.cpu_seconds / 3600, 3),
+        **(extra or {}),
     }
     model.save(run / WEIGHTS_FILE)
 
@@ -267,9 +311,138 @@ def train_ntuple(
     resume: bool = False,
     time_limit: float | None = None,
     on_chunk: Callable[[NTupleState], None] | None = None,
+    workers: int = 1,
 ) -> NTupleState:
     """Run (or resume) an n-tuple run until its games are played or ``time_limit``
-    seconds have passed (checked between chunks); the final state."""
+    seconds have passed (checked between chunks); the final state. A run of several
+    members trains ``workers`` of them at a time, each in a process of its own when
+    ``workers`` is above 1."""
+    run = Path(run_dir)
+    if resume and settings is None and (run / CONFIG_FILE).is_file():
+        settings = NTupleSettings.from_json(json.loads((run / CONFIG_FILE).read_text()))
+        resume = True
+    if settings is not None and settings.members > 1:
+        return _train_members(run, settings, resume, time_limit, on_chunk, workers)
+    return _train_one(run, settings, resume, time_limit, on_chunk)
+
+
+def _member_state(run: Path) -> NTupleState:
+    """A member's saved state (empty before its first save)."""
+    from treestrap.evaluation.weight_file_format import read_weight_file
+
+    if not (run / WEIGHTS_FILE).is_file():
+        return NTupleState()
+    meta, _ = read_weight_file(run / WEIGHTS_FILE)
+    return NTupleState(**meta.get("metadata", {}).get("run_state", {}))
+
+
+def _sum_states(states: list[NTupleState]) -> NTupleState:
+    total = NTupleState()
+    for state in states:
+        total.games += state.games
+        total.first_wins += state.first_wins
+        total.draws += state.draws
+        total.second_wins += state.second_wins
+        total.cpu_seconds += state.cpu_seconds
+    return total
+
+
+def _train_member(run: Path, settings: NTupleSettings, time_limit: float | None) -> NTupleState:
+    """Worker: start or continue one member's run."""
+    return _train_one(run, settings, (run / CONFIG_FILE).exists(), time_limit, None)
+
+
+def _logged_games(run: Path) -> int:
+    """The games of a member's last logged chunk (0 before its first)."""
+    path = run / METRICS_FILE
+    if not path.is_file():
+        return 0
+    lines = path.read_text().splitlines()
+    return int(json.loads(lines[-1])["games"]) if lines else 0
+
+
+def _train_members(
+    run: Path,
+    settings: NTupleSettings,
+    resume: bool,
+    time_limit: float | None,
+    on_chunk: Callable[[NTupleState], None] | None,
+    workers: int,
+) -> NTupleState:
+    """Each member's run (begun or resumed), then the mean of their tables."""
+    started = time.monotonic()
+    settings, _, _ = _open(settings, run, resume)
+    members = settings.member_settings()
+    folders = [member_dir(run, m.member) for m in members]
+
+    def left() -> float | None:
+        if time_limit is None:
+            return None
+        return max(0.0, time_limit - (time.monotonic() - started))
+
+    def report(_: NTupleState | None = None) -> None:
+        if on_chunk is not None:
+            on_chunk(NTupleState(games=sum(_logged_games(folder) for folder in folders)))
+
+    todo = [
+        (member, folder)
+        for member, folder in zip(members, folders, strict=True)
+        if _member_state(folder).games < member.games
+    ]
+    if workers > 1 and len(todo) > 1:
+        # Fresh processes: a fork would copy whatever threads this one has started.
+        context = multiprocessing.get_context("spawn")
+        with futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            pending = {
+                pool.submit(_train_member, folder, member, left()) for member, folder in todo
+            }
+            while pending:
+                done, pending = futures.wait(pending, timeout=2.0)
+                for job in done:
+                    job.result()
+                report()
+    else:
+        for member, folder in todo:
+            limit = left()
+            if limit is not None and limit <= 0.0:
+                break
+            _train_one(folder, member, (folder / CONFIG_FILE).exists(), limit, report)
+    states = [_member_state(folder) for folder in folders]
+    total = _sum_states(states)
+    if all(s.games >= m.games for s, m in zip(states, members, strict=True)):
+        _save_mean(run, settings, folders, total)
+    return total
+
+
+def _save_mean(
+    run: Path, settings: NTupleSettings, folders: list[Path], state: NTupleState
+) -> None:
+    """The mean of the members' tables, with a record naming each member."""
+    from treestrap.games.connect4_model import load_connect4_model
+
+    model = new_model(settings)
+    loaded = [load_connect4_model(folder / WEIGHTS_FILE) for folder in folders]
+    model.tables = np.mean([member.tables for member in loaded], axis=0)
+    members = [
+        {
+            "file": f"{folder.name}/{WEIGHTS_FILE}",
+            "sha256": weights_sha256(member.tables),
+            "games": member.metadata["run_state"]["games"],
+            "cpu_seconds": member.metadata["run_state"]["cpu_seconds"],
+        }
+        for folder, member in zip(folders, loaded, strict=True)
+    ]
+    _save_tables(run, model, settings, state, _start_parent(settings), {"members": members})
+
+
+def _train_one(
+    run: Path,
+    settings: NTupleSettings | None,
+    resume: bool,
+    time_limit: float | None,
+    on_chunk: Callable[[NTupleState], None] | None,
+) -> NTupleState:
+    """One run of tables (a run of one member, or one member of an averaged run)."""
     from treestrap.connect4.board import new_position
     from treestrap.connect4.ntuple import tuple_cells
     from treestrap.connect4.ntuple_td import (
@@ -282,7 +455,6 @@ def train_ntuple(
         play_games,
     )
 
-    run = Path(run_dir)
     started = time.monotonic()
     settings, model, state = _open(settings, run, resume)
     cells = tuple_cells(model.tuples)
@@ -308,7 +480,7 @@ def train_ntuple(
             alpha,
             settings.lam,
             epsilon,
-            settings.seed * 1_000_003 + number,
+            settings.chunk_seed(number),
             stats,
             net,
             total,
