@@ -1,5 +1,5 @@
-"""``treestrap weights show|preset|random-perspective``: inspect a weight file, or write
-a preset one or a perspective network made without data.
+"""``treestrap weights show|preset|random-perspective|average``: inspect a weight file,
+or write a preset one, a perspective network made without data, or the mean of files.
 
 The evaluation layer and the report are imported inside the handlers so that building
 the CLI stays instant.
@@ -97,6 +97,18 @@ def add_parser(sub: Any) -> None:
         "--material", action="store_true", help="score about the hand-set material"
     )
     perspective.set_defaults(func=run_random_perspective)
+    average = wsub.add_parser(
+        "average",
+        help="write the mean of linear or n-tuple weight files of one shape",
+        description="Write the mean of weight files that share their model, shape and "
+        "inputs (linear weights, or n-tuple tables over the same tuples; networks do not "
+        "average), with a provenance record whose parents are the files.",
+    )
+    average.add_argument(
+        "files", nargs="+", metavar="FILE", help="weight files (.npz), two or more"
+    )
+    average.add_argument("--out", required=True, metavar="OUT", help="weight file to write (.npz)")
+    average.set_defaults(func=run_average)
 
 
 def _chain(model: Any, game: str) -> str:
@@ -241,3 +253,16 @@ def _perspective_provenance(model: Any, args: argparse.Namespace) -> dict[str, A
     record.update(sha256=P.weights_sha256(model.weights), parents=parents)
     record["self_play_only"] = P.chain_self_play_only(parents) and not args.material
     return record
+
+
+def run_average(args: argparse.Namespace) -> int:
+    from treestrap.evaluation.weight_average import average_weight_files
+
+    try:
+        record = average_weight_files([Path(f) for f in args.files], Path(args.out))
+    except (ValueError, OSError) as exc:
+        print(f"treestrap weights average: {exc}", file=sys.stderr)
+        return 2
+    only = "yes" if record["self_play_only"] else "no"
+    print(f"wrote {args.out}: the mean of {len(args.files)} files, self-play only: {only}")
+    return 0
