@@ -71,3 +71,22 @@ def test_measure_with_times_reports_the_depth_reached(shared_data, tmp_path: Pat
     assert only["best_move"]["total"] == 10
     decided = only["static_sign"]["total"]
     assert 0 < decided <= 10 and data["times"] == [0.01]
+
+
+def test_deepening_over_one_table_finds_what_fresh_searches_find_in_fewer_nodes() -> None:
+    from treestrap.connect4.search import Connect4Search
+
+    ev = hand_written_connect4_model().evaluator()
+    fresh, kept = Connect4Search(tt_bits=16), Connect4Search(tt_bits=16)
+    for moves in ("", "4453", "43443555"):
+        total = 0
+        for depth in range(1, 11):
+            one = fresh.search(parse_moves(moves), ev, depth)
+            total += one.nodes
+            deep = kept.deepen(parse_moves(moves), ev, depth)
+            assert (deep.value, deep.best_move, deep.stopped) == (one.value, one.best_move, False)
+        # the nodes of every depth so far, each depth ordered by the last one's table
+        assert deep.nodes < total
+    cut = kept.deepen(parse_moves("4453"), ev, 1)
+    cut = kept.deepen(parse_moves("4453"), ev, 12, max_nodes=cut.nodes + 50)
+    assert cut.stopped

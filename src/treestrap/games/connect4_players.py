@@ -303,9 +303,10 @@ class SearchPlayer:
         return int(result.best_move)
 
     def _choose_in_time(self, pos: Position, seconds: float) -> int:
-        """Iterative deepening: each next depth starts only when the last one's time,
-        times the growth from the one before it, still ends within ``seconds``; stops
-        at a proven result or the end of the game."""
+        """Iterative deepening over one table (each depth searches the last one's moves
+        first): each next depth gets the nodes the time left allows at the rate so far,
+        and a depth stopped by them is dropped; stops at a proven result or the end of
+        the game."""
         import time
 
         from treestrap.connect4.bits import CELLS
@@ -314,24 +315,22 @@ class SearchPlayer:
 
         start = time.perf_counter()
         left = CELLS - int(pos.st[ST_PLY])
-        move, last, growth = -1, 0.0, GROWTH_GUESS
+        move, reached, nodes = -1, 0, 0
         for depth in range(1, left + 1):
-            began = time.perf_counter()
-            result = self.search.search(copy_position(pos), self.evaluator, depth)
-            move, took = int(result.best_move), time.perf_counter() - began
-            if depth > 1 and last > 0.0:
-                growth = min(max(took / last, 1.0), GROWTH_CAP)
-            last = took
-            spent = time.perf_counter() - start
-            if abs(result.value) >= MATE_BOUND or spent + took * growth > seconds:
+            budget = 0  # depth 1 always completes: a move in any time
+            if depth > 1:
+                spent = time.perf_counter() - start
+                if spent >= seconds:
+                    break
+                budget = nodes + max(1, int(nodes / max(spent, 1e-6) * (seconds - spent)))
+            result = self.search.deepen(copy_position(pos), self.evaluator, depth, budget)
+            if result.stopped:
                 break
-        self.timed_depths.append(depth)
+            move, reached, nodes = int(result.best_move), depth, result.nodes + result.qnodes
+            if abs(result.value) >= MATE_BOUND:
+                break
+        self.timed_depths.append(reached)
         return move
-
-
-#: A timed search's first guess of how much longer the next depth takes, and the
-#: most it assumes (a tiny first iteration makes the measured ratio noisy).
-GROWTH_GUESS, GROWTH_CAP = 3.0, 8.0
 
 
 def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:

@@ -208,6 +208,19 @@ class AlphaBetaSearch:
         value = self._run(pos, ev, self.options, depth, True)
         return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
 
+    def deepen(self, pos: Any, ev: Any, depth: int, max_nodes: int = 0) -> SearchResult:
+        """One iteration of an iterative deepening that the caller drives (a clock, say):
+        a ``depth``-ply search over the table the last iteration left, its moves first
+        (depth 1 starts from a cleared table and counters), stopped once ``max_nodes``
+        nodes are searched since depth 1 (0: no limit). A stopped result's value and
+        move are not to be used."""
+        deepest = self.game.MAX_DEPTH
+        if not 1 <= depth <= deepest:
+            raise ValueError(f"search depth must be in 1..{deepest}, got {depth}")
+        opts = self.options._replace(max_nodes=max_nodes)
+        value = self._run(pos, ev, opts, depth, depth == 1)
+        return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
+
     def search_nodes(
         self, pos: Any, ev: Any, max_nodes: int, max_depth: int | None = None
     ) -> SearchResult:
