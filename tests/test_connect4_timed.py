@@ -90,3 +90,42 @@ def test_deepening_over_one_table_finds_what_fresh_searches_find_in_fewer_nodes(
     cut = kept.deepen(parse_moves("4453"), ev, 1)
     cut = kept.deepen(parse_moves("4453"), ev, 12, max_nodes=cut.nodes + 50)
     assert cut.stopped
+
+
+def test_a_table_kept_from_the_last_move_keeps_values_or_with_deeper_cutoffs_saves_nodes() -> None:
+    from treestrap.connect4.search import Connect4Search, SearchOptions
+
+    ev = hand_written_connect4_model().evaluator()
+    before, after = parse_moves("444443"), parse_moves("44444333")
+    fresh = Connect4Search(tt_bits=18)
+    exact = Connect4Search(tt_bits=18)
+    deeper = Connect4Search(tt_bits=18, options=SearchOptions(deeper_cutoffs=True))
+    for search in (exact, deeper):
+        for depth in range(1, 11):
+            search.deepen(before, ev, depth, keep_table=True)
+    nodes = {}
+    for name, search in (("fresh", fresh), ("exact", exact), ("deeper", deeper)):
+        for depth in range(1, 9):
+            result = search.deepen(after, ev, depth, keep_table=name != "fresh")
+            if name == "fresh":
+                want = result.value
+            elif name == "exact":
+                # the last move's entries of this node's depth are true bounds on it
+                assert result.value == fresh.search(after, ev, depth).value
+        nodes[name] = result.nodes
+    assert nodes["deeper"] < nodes["fresh"]
+    assert want == fresh.search(after, ev, 8).value
+
+
+def test_a_timed_player_keeps_its_table_through_a_game_and_clears_it_for_the_next() -> None:
+    from treestrap.search.tt import tt_usage
+
+    player = SearchPlayer("h", hand_written_connect4_model(), depth=4, seconds=0.05)
+    player.new_game(0)
+    player.choose(parse_moves("44"))
+    used = tt_usage(player.search.tt)
+    assert used > 0
+    player.choose(parse_moves("4444"))
+    assert tt_usage(player.search.tt) >= used  # the first move's entries are still there
+    player.new_game(1)
+    assert tt_usage(player.search.tt) == 0

@@ -277,18 +277,28 @@ class SearchPlayer:
     ``seconds`` deepening while the next depth is expected to end in time."""
 
     def __init__(self, name: str, model: Any, depth: int, seconds: float | None = None) -> None:
-        from treestrap.connect4.search import Connect4Search
+        from treestrap.connect4.search import Connect4Search, SearchOptions
 
         self.name = name
         self.evaluator = model.evaluator()
         self.depth = depth
         self.seconds = seconds
-        self.search = Connect4Search(tt_bits=18)
+        if seconds is None:
+            self.search = Connect4Search(tt_bits=18)
+        else:
+            # A playing search: deeper results of earlier moves cut nodes off too.
+            options = SearchOptions(deeper_cutoffs=True)
+            self.search = Connect4Search(tt_bits=TIMED_TT_BITS, options=options)
         #: the depth each timed move reached, in order (a measurement reports them)
         self.timed_depths: list[int] = []
+        #: nodes a second of the last timed move (0 before one)
+        self.rate = 0.0
 
     def new_game(self, seed: int) -> None:
-        pass  # the search is deterministic: nothing to seed
+        # Nothing to seed (the search is deterministic); a timed player's table forgets
+        # the last game.
+        if self.seconds is not None:
+            self.search.clear_table()
 
     def static_value(self, pos: Position) -> float:
         """The evaluation of ``pos`` for its side to move, no search."""
@@ -303,10 +313,11 @@ class SearchPlayer:
         return int(result.best_move)
 
     def _choose_in_time(self, pos: Position, seconds: float) -> int:
-        """Iterative deepening over one table (each depth searches the last one's moves
-        first): each next depth gets the nodes the time left allows at the rate so far,
-        and a depth stopped by them is dropped; stops at a proven result or the end of
-        the game."""
+        """Iterative deepening over one table kept through the game (each depth searches
+        the last one's moves first, and the last moves' deeper results cut nodes off):
+        each next depth gets the nodes the time left allows at the rate so far (or the
+        last move's, if faster), and a depth stopped by them is dropped; stops at a
+        proven result or the end of the game."""
         import time
 
         from treestrap.connect4.bits import CELLS
@@ -322,15 +333,27 @@ class SearchPlayer:
                 spent = time.perf_counter() - start
                 if spent >= seconds:
                     break
-                budget = nodes + max(1, int(nodes / max(spent, 1e-6) * (seconds - spent)))
-            result = self.search.deepen(copy_position(pos), self.evaluator, depth, budget)
+                rate = max(nodes / max(spent, 1e-6), self.rate)
+                budget = nodes + max(1, int(rate * (seconds - spent)))
+            result = self.search.deepen(
+                copy_position(pos), self.evaluator, depth, budget, keep_table=True
+            )
             if result.stopped:
                 break
             move, reached, nodes = int(result.best_move), depth, result.nodes + result.qnodes
             if abs(result.value) >= MATE_BOUND:
                 break
+        spent = time.perf_counter() - start
+        if spent >= TIMED_RATE_SAMPLE:
+            self.rate = nodes / spent
         self.timed_depths.append(reached)
         return move
+
+
+#: Seconds of a timed move long enough for its nodes a second to guide the next move.
+TIMED_RATE_SAMPLE = 0.1
+#: A timed player's table: 2**20 entries (about 50 MB), cleared at each new game.
+TIMED_TT_BITS = 20
 
 
 def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:

@@ -27,8 +27,9 @@ What the game supplies (its kernels module, ``game``):
 * ``credit_cutoff(pos, ctx, ply, m, depth, opts)``: a move cut off (killers, history).
 
 ``opts`` is the game's options tuple; the search reads its ``use_tt``, ``prune``
-(False: every child gets the full window, so every node's value is exact) and
-``max_nodes`` (0: no limit).
+(False: every child gets the full window, so every node's value is exact),
+``max_nodes`` (0: no limit) and ``deeper_cutoffs`` (False, the training rule: only a
+table entry of exactly a node's depth cuts it off).
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ from treestrap.search.scratch import (
     searched_nodes,
     update_pv,
 )
-from treestrap.search.tt import clear_tt, new_tt, tt_cutoff, tt_probe, tt_store_result
+from treestrap.search.tt import (
+    clear_tt,
+    new_search,
+    new_tt,
+    tt_cutoff,
+    tt_probe,
+    tt_store_result,
+)
 from treestrap.search.value import INFINITE
 
 game: Any = None  # the game's kernels module, bound in each copy (treestrap.search.family)
@@ -102,8 +110,10 @@ def alphabeta(
             slot = tt_probe(tt, key)
             if slot >= 0:
                 tt_move = tt.move[slot]
-                # Only a result of exactly this depth may cut off (module docstring).
-                if ply > 0 and tt.depth[slot] == depth:
+                # Only a result of exactly this depth may cut off (module docstring),
+                # unless the options take deeper ones too (a playing search).
+                stored = tt.depth[slot]
+                if ply > 0 and (stored == depth or (opts.deeper_cutoffs and stored > depth)):
                     cut, bound = tt_cutoff(tt, slot, ply, alpha, beta)
                     if cut:
                         return bound
@@ -208,18 +218,30 @@ class AlphaBetaSearch:
         value = self._run(pos, ev, self.options, depth, True)
         return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
 
-    def deepen(self, pos: Any, ev: Any, depth: int, max_nodes: int = 0) -> SearchResult:
+    def deepen(
+        self, pos: Any, ev: Any, depth: int, max_nodes: int = 0, keep_table: bool = False
+    ) -> SearchResult:
         """One iteration of an iterative deepening that the caller drives (a clock, say):
-        a ``depth``-ply search over the table the last iteration left, its moves first
-        (depth 1 starts from a cleared table and counters), stopped once ``max_nodes``
-        nodes are searched since depth 1 (0: no limit). A stopped result's value and
-        move are not to be used."""
+        a ``depth``-ply search over the table the last iteration left, its moves first,
+        stopped once ``max_nodes`` nodes are searched since depth 1 (0: no limit). Depth 1
+        resets the counters and clears the table, or with ``keep_table`` only marks its
+        entries as older (a game's next move reuses its last searches: with the option
+        ``deeper_cutoffs`` their deeper results cut nodes off). A stopped result's value
+        and move are not to be used."""
         deepest = self.game.MAX_DEPTH
         if not 1 <= depth <= deepest:
             raise ValueError(f"search depth must be in 1..{deepest}, got {depth}")
         opts = self.options._replace(max_nodes=max_nodes)
-        value = self._run(pos, ev, opts, depth, depth == 1)
+        fresh = depth == 1 and not keep_table
+        if depth == 1 and keep_table:
+            self.game.reset_context(self.ctx)
+            new_search(self.tt)
+        value = self._run(pos, ev, opts, depth, fresh)
         return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
+
+    def clear_table(self) -> None:
+        """Forget every stored result (a new game)."""
+        clear_tt(self.tt)
 
     def search_nodes(
         self, pos: Any, ev: Any, max_nodes: int, max_depth: int | None = None

@@ -39,6 +39,9 @@ class PlainSearchOptions(NamedTuple):
     prune: bool = True
     #: Stop once this many nodes are searched; 0 = no limit.
     max_nodes: int = 0
+    #: True lets a table entry of a deeper search cut a node off (a playing search's
+    #: rule); False, the training rule, only one of exactly the node's depth.
+    deeper_cutoffs: bool = False
 
 
 class PlainMinimaxLimits(NamedTuple):

@@ -34,6 +34,9 @@ class TrainingOptions(NamedTuple):
     prune: bool = True
     #: Stop once this many nodes (main + quiescence) are searched; 0 = no limit.
     max_nodes: int = 0
+    #: True lets a table entry of a deeper search cut a node off (a playing search's
+    #: rule); False, the training rule, only one of exactly the node's depth.
+    deeper_cutoffs: bool = False
 
 
 #: ``alphabeta(pos, ev, ctx, tt, opts, depth, ply, alpha, beta)``: the compiled kernel.

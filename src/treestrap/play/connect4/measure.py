@@ -75,8 +75,8 @@ def position_agreement(
 ) -> tuple[Share, Share]:
     """(best-move share, result-kept share) of ``player`` over ``positions``."""
     best = kept = 0
-    player.new_game(0)
     for ref in positions:
+        player.new_game(0)  # each position on its own: nothing kept from the last
         col = player.choose(parse_moves(ref.moves))
         if not ref.scores[col] > -1000:
             raise ValueError(f"{player.name} chose full column {col + 1} in {ref.moves}")
