@@ -1,5 +1,6 @@
 """The shipped Connect Four n-tuple preset ``connect4-ntuple``: the best file of
-``treestrap bootstrap --game connect4 --budget ntuple``, shipped by
+``treestrap bootstrap --game connect4 --budget ntuple-mean`` (the mean of four runs'
+tables), shipped by
 ``tools/ship_preset.py``. Its record matches its tables, its start is drawn again from
 the seed, and it is the ``ntuple`` player, the default of the Connect Four measurements."""
 
@@ -35,10 +36,13 @@ def test_it_is_the_ntuple_runs_file_with_a_matching_record(preset: Connect4NTupl
     assert record["games"] == {"self-play": preset.metadata["games"]}
     assert preset.metadata["preset"] == PRESET
     run = preset.metadata["bootstrap"]
-    assert run["game"] == "connect4" and run["budget"] == "ntuple"
-    assert run["command"].startswith("treestrap bootstrap --game connect4 --budget ntuple")
+    assert run["game"] == "connect4" and run["budget"] == "ntuple-mean"
+    assert run["command"].startswith("treestrap bootstrap --game connect4 --budget ntuple-mean")
     assert run["cpu_hours"] <= 4.0  # the issue's budget from random weights
     assert preset.spec == preset.metadata["settings"]["model"]
+    members = preset.metadata["members"]
+    assert len(members) == preset.metadata["settings"]["members"] == 4
+    assert sum(m["games"] for m in members) == preset.metadata["games"]
 
 
 def test_its_start_is_drawn_again_from_the_seed(preset: Connect4NTupleModel) -> None:
