@@ -372,6 +372,9 @@ def test_a_run_of_members_averages_runs_that_differ_only_in_their_games(
     assert ntuple_run.saved_games(tmp_path / "killed") == 2000
     assert train_ntuple(tmp_path / "killed", resume=True).games == 3600
     assert np.array_equal(_tables(tmp_path / "killed"), _tables(tmp_path / "straight"))
+    written = (tmp_path / "killed" / "weights.npz").stat().st_mtime_ns
+    assert train_ntuple(tmp_path / "killed", resume=True).games == 3600  # finished: as it was
+    assert (tmp_path / "killed" / "weights.npz").stat().st_mtime_ns == written
 
     # two members at a time, each in a process of its own: the same tables
     train_ntuple(tmp_path / "side-by-side", settings, workers=2)

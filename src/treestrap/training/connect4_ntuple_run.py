@@ -320,14 +320,13 @@ def train_ntuple(
     run = Path(run_dir)
     if resume and settings is None and (run / CONFIG_FILE).is_file():
         settings = NTupleSettings.from_json(json.loads((run / CONFIG_FILE).read_text()))
-        resume = True
     if settings is not None and settings.members > 1:
         return _train_members(run, settings, resume, time_limit, on_chunk, workers)
     return _train_one(run, settings, resume, time_limit, on_chunk)
 
 
-def _member_state(run: Path) -> NTupleState:
-    """A member's saved state (empty before its first save)."""
+def _saved_state(run: Path) -> NTupleState:
+    """A run's saved state, a member's or the mean's (empty before its first save)."""
     from treestrap.evaluation.weight_file_format import read_weight_file
 
     if not (run / WEIGHTS_FILE).is_file():
@@ -387,7 +386,7 @@ def _train_members(
     todo = [
         (member, folder)
         for member, folder in zip(members, folders, strict=True)
-        if _member_state(folder).games < member.games
+        if _saved_state(folder).games < member.games
     ]
     if workers > 1 and len(todo) > 1:
         # Fresh processes: a fork would copy whatever threads this one has started.
@@ -407,9 +406,10 @@ def _train_members(
             if limit is not None and limit <= 0.0:
                 break
             _train_one(folder, member, (folder / CONFIG_FILE).exists(), limit, report)
-    states = [_member_state(folder) for folder in folders]
+    states = [_saved_state(folder) for folder in folders]
     total = _sum_states(states)
-    if all(s.games >= m.games for s, m in zip(states, members, strict=True)):
+    finished = all(s.games >= m.games for s, m in zip(states, members, strict=True))
+    if finished and _saved_state(run).games != total.games:  # written once, not at each resume
         _save_mean(run, settings, folders, total)
     return total
 
