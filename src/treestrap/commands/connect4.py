@@ -77,8 +77,8 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
         "--times",
         default="",
         metavar="SECONDS",
-        help="seconds a move, comma-separated: the search deepens while the next depth is "
-        "expected to end in time (default: none)",
+        help="seconds a move, comma-separated: the search deepens over one table until "
+        "they are spent (default: none)",
     )
     m.add_argument(
         "--games",

@@ -274,7 +274,7 @@ class PerfectPlayer:
 
 class SearchPlayer:
     """The best move of a search over a model's evaluation: to a fixed depth, or with
-    ``seconds`` deepening while the next depth is expected to end in time."""
+    ``seconds`` deepening over one table kept through the game until they are spent."""
 
     def __init__(self, name: str, model: Any, depth: int, seconds: float | None = None) -> None:
         from treestrap.connect4.search import Connect4Search, SearchOptions
