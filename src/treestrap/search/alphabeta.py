@@ -207,14 +207,17 @@ class AlphaBetaSearch:
             clear_tt(self.tt)
         return float(self.kernel(pos, ev, self.ctx, self.tt, opts, depth, 0, -INFINITE, INFINITE))
 
+    def _check_depth(self, depth: int) -> None:
+        deepest = self.game.MAX_DEPTH
+        if not 1 <= depth <= deepest:
+            raise ValueError(f"search depth must be in 1..{deepest}, got {depth}")
+
     def _result(self, value: float, depth: int, stopped: bool) -> SearchResult:
         return result_from_context(self.ctx, value, depth, stopped, self.game.NO_MOVE)
 
     def search(self, pos: Any, ev: Any, depth: int) -> SearchResult:
         """A fixed-depth search from a cleared table (the paper's training search)."""
-        deepest = self.game.MAX_DEPTH
-        if not 1 <= depth <= deepest:
-            raise ValueError(f"search depth must be in 1..{deepest}, got {depth}")
+        self._check_depth(depth)
         value = self._run(pos, ev, self.options, depth, True)
         return self._result(value, depth, bool(self.ctx.stats[STOPPED]))
 
@@ -228,9 +231,7 @@ class AlphaBetaSearch:
         entries as older (a game's next move reuses its last searches: with the option
         ``deeper_cutoffs`` their deeper results cut nodes off). A stopped result's value
         and move are not to be used."""
-        deepest = self.game.MAX_DEPTH
-        if not 1 <= depth <= deepest:
-            raise ValueError(f"search depth must be in 1..{deepest}, got {depth}")
+        self._check_depth(depth)
         opts = self.options._replace(max_nodes=max_nodes)
         fresh = depth == 1 and not keep_table
         if depth == 1 and keep_table:

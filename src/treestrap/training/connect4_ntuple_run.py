@@ -202,16 +202,10 @@ def member_dir(run: Path, member: int) -> Path:
 def saved_games(run: Path) -> int:
     """The games behind a run's saved tables, its members' together (0 before the first
     save)."""
-    from treestrap.evaluation.weight_file_format import read_weight_file
-
     members = sorted(run.glob("member-*"))
     if members and not (run / WEIGHTS_FILE).is_file():
         return sum(saved_games(member) for member in members)
-    weights = run / WEIGHTS_FILE
-    if not weights.is_file():
-        return 0
-    meta, _ = read_weight_file(weights)
-    return int(meta.get("metadata", {}).get("run_state", {}).get("games", 0))
+    return _saved_state(run).games
 
 
 def _keep_metrics(run: Path, games: int) -> None:
