@@ -124,6 +124,11 @@ c4 = Connect4Search(tt_bits=12)
 assert c4.search(pos4, ev4, 4).best_move >= 0
 walk_c4(pos4, ev4, c4, new_connect4_tree(5000), 1)
 assert Connect4Minimax(5000, 2000).search_budget(pos4, ev4).best_move >= 0
+from treestrap.connect4.play_search import PlaySearch
+from treestrap.games.connect4_players import load_model, parse_connect4_player
+assert PlaySearch(12).search(pos4, ev4, 6).best_move >= 0
+evn = load_model(parse_connect4_player("ntuple")).evaluator()
+assert PlaySearch(12).search(pos4, evn, 6).best_move >= 0
 import sys
 from treestrap.search import alphabeta, chess_kernels, full_tree, walk
 from treestrap.search.family import instantiate

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from treestrap.cli import main
@@ -118,14 +119,14 @@ def test_a_table_kept_from_the_last_move_keeps_values_or_with_deeper_cutoffs_sav
 
 
 def test_a_timed_player_keeps_its_table_through_a_game_and_clears_it_for_the_next() -> None:
-    from treestrap.search.tt import tt_usage
-
     player = SearchPlayer("h", hand_written_connect4_model(), depth=4, seconds=0.05)
+    assert player.play_search is not None
     player.new_game(0)
     player.choose(parse_moves("44"))
-    used = tt_usage(player.search.tt)
+    used = int(np.count_nonzero(player.play_search.keys))
     assert used > 0
     player.choose(parse_moves("4444"))
-    assert tt_usage(player.search.tt) >= used  # the first move's entries are still there
+    # the first move's entries are still there
+    assert np.count_nonzero(player.play_search.keys) >= used
     player.new_game(1)
-    assert tt_usage(player.search.tt) == 0
+    assert np.count_nonzero(player.play_search.keys) == 0

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from treestrap.connect4.bits import BOARD as _BOARD
+from treestrap.connect4.bits import BOTTOM as _BOTTOM
 from treestrap.connect4.bits import CELLS, HEIGHT, WIDTH
 from treestrap.connect4.board import ST_PLY, Position
 from treestrap.connect4.network import POINTS_PER_LOGIT
@@ -189,3 +191,40 @@ def ntuple_value(pos: Position, w: np.ndarray, states: np.ndarray) -> tuple[floa
     fill_states(pos, states)
     v = POINTS_PER_LOGIT * tuple_sum(w, states)
     return (v if pos.st[ST_PLY] & 1 == 0 else -v), 0
+
+
+def tuple_bits(buf: np.ndarray) -> np.ndarray:
+    """int64[2T * L]: the buffer's cells (tuples, then their mirror images) as bit
+    indices of :mod:`treestrap.connect4.bits`, for :func:`bits_value`."""
+    count, length = int(buf[H_TUPLES]), int(buf[H_LENGTH])
+    cells = buf[HEADER : HEADER + 2 * count * length].astype(np.int64)
+    return (cells // HEIGHT) * (HEIGHT + 1) + cells % HEIGHT
+
+
+@njit(inline="always")
+def bits_value(
+    first: np.uint64, mask: np.uint64, ply: int, w: np.ndarray, bits: np.ndarray
+) -> float:
+    """:func:`ntuple_value` from bitboards (``first``: the first player's discs,
+    ``mask``: all discs), with the cells as bit indices (:func:`tuple_bits`): the same
+    sum in the same order, without a state array. Each cell's state is two bits, one
+    from each of two boards: occupied (the high bit) and second player's or playable
+    (the low bit)."""
+    count = int(w[H_TUPLES])
+    length = int(w[H_LENGTH])
+    tables = int(w[H_TABLES])
+    size = STATES**length
+    high = mask
+    low = (mask ^ first) | ((mask + _BOTTOM) & _BOARD)
+    one = np.uint64(1)
+    z = 0.0
+    c = 0
+    for t in range(2 * count):
+        k = 0
+        for _ in range(length):
+            b = np.uint64(bits[c])
+            k = k * STATES + np.int64((high >> b) & one) * 2 + np.int64((low >> b) & one)
+            c += 1
+        z += w[tables + (t % count) * size + k]
+    v = POINTS_PER_LOGIT * z
+    return v if ply & 1 == 0 else -v

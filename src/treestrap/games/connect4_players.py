@@ -277,18 +277,16 @@ class SearchPlayer:
     ``seconds`` deepening over one table kept through the game until they are spent."""
 
     def __init__(self, name: str, model: Any, depth: int, seconds: float | None = None) -> None:
-        from treestrap.connect4.search import Connect4Search, SearchOptions
+        from treestrap.connect4.play_search import PlaySearch
+        from treestrap.connect4.search import Connect4Search
 
         self.name = name
         self.evaluator = model.evaluator()
         self.depth = depth
         self.seconds = seconds
-        if seconds is None:
-            self.search = Connect4Search(tt_bits=18)
-        else:
-            # A playing search: deeper results of earlier moves cut nodes off too.
-            options = SearchOptions(deeper_cutoffs=True)
-            self.search = Connect4Search(tt_bits=TIMED_TT_BITS, options=options)
+        self.search = Connect4Search(tt_bits=18)
+        # A timed player plays through the playing search, its table kept through a game.
+        self.play_search = PlaySearch(TIMED_TT_BITS) if seconds is not None else None
         #: the depth each timed move reached, in order (a measurement reports them)
         self.timed_depths: list[int] = []
         #: nodes a second of the last timed move (0 before one)
@@ -297,8 +295,8 @@ class SearchPlayer:
     def new_game(self, seed: int) -> None:
         # Nothing to seed (the search is deterministic); a timed player's table forgets
         # the last game.
-        if self.seconds is not None:
-            self.search.clear_table()
+        if self.play_search is not None:
+            self.play_search.clear()
 
     def static_value(self, pos: Position) -> float:
         """The evaluation of ``pos`` for its side to move, no search."""
@@ -313,35 +311,36 @@ class SearchPlayer:
         return int(result.best_move)
 
     def _choose_in_time(self, pos: Position, seconds: float) -> int:
-        """Iterative deepening over one table kept through the game (each depth searches
-        the last one's moves first, and the last moves' deeper results cut nodes off):
-        each next depth gets the nodes the time left allows at the rate so far (or the
-        last move's, if faster), and a depth stopped by them is dropped; stops at a
-        proven result or the end of the game."""
+        """Iterative deepening of the playing search (:mod:`treestrap.connect4.play_search`)
+        over one table kept through the game: each next depth gets the nodes the time
+        left allows at the rate so far (or the last move's, if faster), and a depth
+        stopped by them is dropped. Stops at the end of the game, or at a proven win or
+        loss once the depth covers the plies to it (no quicker win, no longer loss, is
+        left unseen)."""
         import time
 
         from treestrap.connect4.bits import CELLS
         from treestrap.connect4.board import ST_PLY
-        from treestrap.search.value import MATE_BOUND
+        from treestrap.connect4.play_search import plies_to_end
 
+        assert self.play_search is not None
         start = time.perf_counter()
-        left = CELLS - int(pos.st[ST_PLY])
+        ply = int(pos.st[ST_PLY])
+        copy = copy_position(pos)
         move, reached, nodes = -1, 0, 0
-        for depth in range(1, left + 1):
+        for depth in range(1, CELLS - ply + 1):
             budget = 0  # depth 1 always completes: a move in any time
             if depth > 1:
                 spent = time.perf_counter() - start
                 if spent >= seconds:
                     break
                 rate = max(nodes / max(spent, 1e-6), self.rate)
-                budget = nodes + max(1, int(rate * (seconds - spent)))
-            result = self.search.deepen(
-                copy_position(pos), self.evaluator, depth, budget, keep_table=True
-            )
+                budget = max(1, int(rate * (seconds - spent)))
+            result = self.play_search.search(copy, self.evaluator, depth, budget)
             if result.stopped:
                 break
-            move, reached, nodes = int(result.best_move), depth, result.nodes + result.qnodes
-            if abs(result.value) >= MATE_BOUND:
+            move, reached, nodes = result.best_move, depth, nodes + result.nodes
+            if result.nodes == 0 or depth >= plies_to_end(result.value, ply) > 0:
                 break
         spent = time.perf_counter() - start
         if spent >= TIMED_RATE_SAMPLE:
