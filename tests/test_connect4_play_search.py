@@ -19,7 +19,12 @@ from treestrap.connect4.board import (
     unmake_move,
 )
 from treestrap.connect4.evaluator import evaluate
-from treestrap.connect4.ntuple import bits_value, ntuple_buffer, random_walk_tuples, tuple_bits
+from treestrap.connect4.ntuple import (
+    columns_value,
+    ntuple_buffer,
+    random_walk_tuples,
+    tuple_columns,
+)
 from treestrap.connect4.play_search import PlaySearch, plies_to_end, win_score
 from treestrap.games.connect4_model import hand_written_connect4_model, random_connect4_model
 from treestrap.games.connect4_players import load_model, parse_connect4_player
@@ -136,15 +141,23 @@ def test_a_node_limit_stops_the_search() -> None:
     assert not search.search(parse_moves("44"), ev, 2, max_nodes=10_000).stopped
 
 
-def test_tuples_read_from_bitboards_equal_the_models_evaluation() -> None:
+def test_tuples_read_column_by_column_equal_the_models_evaluation() -> None:
     shipped = load_model(parse_connect4_player("ntuple")).evaluator()
     rng = np.random.default_rng(3)
     tuples = random_walk_tuples(9, 5, seed=3)
     small = ntuple_buffer(tuples, rng.normal(size=9 * 4**5))
     for w in (shipped.weights, small):
-        bits = tuple_bits(w)
-        for pos in [new_position(), *random_positions(40, seed=4, max_plies=40)]:
-            ply = int(pos.st[ST_PLY])
-            mask = pos.discs[0] | pos.discs[1]
+        form = tuple_columns(w)
+        assert form.tables.size < w.size / 4  # only the patterns a board can show
+        for pos in [new_position(), *random_positions(60, seed=4, max_plies=42)]:
             want = evaluate(pos, shipped._replace(weights=w))
-            assert bits_value(pos.discs[0], mask, ply, w, bits) == want
+            assert columns_value(pos, form) == want  # to the last bit
+
+
+def test_an_ntuple_model_searches_as_through_its_own_evaluation() -> None:
+    # The column form is the search's fast path; the model's evaluation is the oracle.
+    ev = load_model(parse_connect4_player("ntuple")).evaluator()
+    for pos in random_positions(8, seed=5, max_plies=20):
+        if can_win_now(pos):
+            continue
+        assert PlaySearch(table_bits=14).search(pos, ev, 3).value == oracle(pos, ev, 3)

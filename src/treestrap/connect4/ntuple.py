@@ -28,10 +28,10 @@ compiled search takes it unchanged.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from treestrap.connect4.bits import BOARD as _BOARD
-from treestrap.connect4.bits import BOTTOM as _BOTTOM
 from treestrap.connect4.bits import CELLS, HEIGHT, WIDTH
 from treestrap.connect4.board import ST_PLY, Position
 from treestrap.connect4.network import POINTS_PER_LOGIT
@@ -193,38 +193,113 @@ def ntuple_value(pos: Position, w: np.ndarray, states: np.ndarray) -> tuple[floa
     return (v if pos.st[ST_PLY] & 1 == 0 else -v), 0
 
 
-def tuple_bits(buf: np.ndarray) -> np.ndarray:
-    """int64[2T * L]: the buffer's cells (tuples, then their mirror images) as bit
-    indices of :mod:`treestrap.connect4.bits`, for :func:`bits_value`."""
+# --- the same sum read column by column, from compact tables ---------------------------
+
+#: A column holding ``h`` discs (0-6) is in one of ``2**h`` states, by which of them
+#: are the first player's: 127 states in all, numbered ``2**h - 1 + first's bits``.
+COLUMN_STATES = 2 ** (HEIGHT + 1) - 1
+
+
+class TupleColumns(NamedTuple):
+    """An n-tuple buffer re-read column by column (:func:`tuple_columns`).
+
+    A tuple's pattern is the patterns of its cells in each column it touches, and a
+    column's part follows from that column's state alone. So each column state holds
+    one row of numbers, one per tuple image: that column's part of every image's index
+    into compact tables, which keep only the patterns a board can show (about a
+    fourteenth of the ``4**L`` entries, so they stay in the CPU's cache). An index is
+    the image's base plus seven rows, added as whole vectors."""
+
+    rows: np.ndarray  # int32[WIDTH, COLUMN_STATES, 2T]: each column state's parts
+    base: np.ndarray  # int32[2T]: where each image's compact table starts
+    tables: np.ndarray  # float64: the compact tables, entries copied from the buffer
+    index: np.ndarray  # int32[2T] scratch: each image's index
+
+
+def _column_pattern(rows: list[tuple[int, int]], height: int, first: int) -> tuple[int, ...]:
+    """The states of a tuple's cells ``(position in tuple, row)`` in one column."""
+    found = []
+    for _, row in rows:
+        if row > height:
+            found.append(UNREACHABLE)
+        elif row == height:
+            found.append(PLAYABLE)
+        else:
+            found.append(FIRST if first >> row & 1 else SECOND)
+    return tuple(found)
+
+
+def tuple_columns(buf: np.ndarray) -> TupleColumns:
+    """The column form of an n-tuple buffer: the same values, entry for entry."""
     count, length = int(buf[H_TUPLES]), int(buf[H_LENGTH])
-    cells = buf[HEADER : HEADER + 2 * count * length].astype(np.int64)
-    return (cells // HEIGHT) * (HEIGHT + 1) + cells % HEIGHT
+    cells = buf[HEADER : HEADER + count * length].astype(np.int64).reshape(count, length)
+    tables = buffer_tables(buf).reshape(count, table_size(length))
+    groups_of = []
+    for t in range(count):
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for j, cell in enumerate(cells[t].tolist()):
+            groups.setdefault(cell // HEIGHT, []).append((j, cell % HEIGHT))
+        groups_of.append(groups)
+    rows = np.zeros((WIDTH, COLUMN_STATES, 2 * count), dtype=np.int64)
+    base = np.zeros(2 * count, dtype=np.int64)
+    compact: list[np.ndarray] = []
+    at = 0
+    for t, groups in enumerate(groups_of):
+        stride = 1
+        full_parts = []
+        for col, cells_here in groups.items():
+            ranks: dict[tuple[int, ...], int] = {}
+            full = []
+            for height in range(HEIGHT + 1):
+                for first in range(1 << height):
+                    pattern = _column_pattern(cells_here, height, first)
+                    if pattern not in ranks:
+                        ranks[pattern] = len(ranks)
+                        full.append(
+                            sum(
+                                state * STATES ** (length - 1 - j)
+                                for (j, _), state in zip(cells_here, pattern, strict=True)
+                            )
+                        )
+                    state = (1 << height) - 1 + first
+                    # the mirror image reads the same cells of the mirrored column
+                    rows[col, state, t] = rows[WIDTH - 1 - col, state, count + t] = (
+                        ranks[pattern] * stride
+                    )
+            stride *= len(ranks)
+            full_parts.append(np.array(full, dtype=np.int64))
+        # every compact index's full index: the first column varies fastest
+        grid = full_parts[-1]
+        for part in reversed(full_parts[:-1]):
+            grid = np.add.outer(grid, part).reshape(-1)
+        base[t] = base[count + t] = at
+        compact.append(tables[t, grid])
+        at += grid.size
+    tables = np.concatenate(compact)
+    if tables.size >= 2**31:
+        raise ValueError("n-tuple tables too large for their column form")
+    return TupleColumns(
+        rows.astype(np.int32), base.astype(np.int32), tables, np.zeros(2 * count, np.int32)
+    )
 
 
 @njit(inline="always")
-def bits_value(
-    first: np.uint64, mask: np.uint64, ply: int, w: np.ndarray, bits: np.ndarray
-) -> float:
-    """:func:`ntuple_value` from bitboards (``first``: the first player's discs,
-    ``mask``: all discs), with the cells as bit indices (:func:`tuple_bits`): the same
-    sum in the same order, without a state array. Each cell's state is two bits, one
-    from each of two boards: occupied (the high bit) and second player's or playable
-    (the low bit)."""
-    count = int(w[H_TUPLES])
-    length = int(w[H_LENGTH])
-    tables = int(w[H_TABLES])
-    size = STATES**length
-    high = mask
-    low = (mask ^ first) | ((mask + _BOTTOM) & _BOARD)
-    one = np.uint64(1)
+def columns_value(pos: Position, form: TupleColumns) -> float:
+    """:func:`ntuple_value` read through the column form: the same entries summed in
+    the same order, so the same value to the last bit."""
+    index = form.index
+    images = index.shape[0]
+    for i in range(images):
+        index[i] = form.base[i]
+    first = pos.discs[0]
+    for col in range(WIDTH):
+        height = np.int64(pos.heights[col])
+        own = (first >> np.uint64(col * (HEIGHT + 1))) & np.uint64((1 << height) - 1)
+        row = form.rows[col, (1 << height) - 1 + np.int64(own)]
+        for i in range(images):
+            index[i] += row[i]
     z = 0.0
-    c = 0
-    for t in range(2 * count):
-        k = 0
-        for _ in range(length):
-            b = np.uint64(bits[c])
-            k = k * STATES + np.int64((high >> b) & one) * 2 + np.int64((low >> b) & one)
-            c += 1
-        z += w[tables + (t % count) * size + k]
+    for i in range(images):
+        z += form.tables[index[i]]
     v = POINTS_PER_LOGIT * z
-    return v if ply & 1 == 0 else -v
+    return v if pos.st[ST_PLY] & 1 == 0 else -v

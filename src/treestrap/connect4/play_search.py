@@ -50,7 +50,13 @@ from treestrap.connect4.bits import (
 )
 from treestrap.connect4.board import ST_PLY, ST_WON, Position, make_move, unmake_move
 from treestrap.connect4.evaluator import Connect4Evaluator, evaluate
-from treestrap.connect4.ntuple import bits_value, is_ntuple_buffer, tuple_bits
+from treestrap.connect4.ntuple import (
+    COLUMN_STATES,
+    TupleColumns,
+    columns_value,
+    is_ntuple_buffer,
+    tuple_columns,
+)
 from treestrap.core.jit import njit
 from treestrap.search.value import MATE, MATE_BOUND, clip_value
 
@@ -95,14 +101,15 @@ def negamax(
     shift: np.uint64,
     order: np.ndarray,
     stats: np.ndarray,
-    bits: np.ndarray,
+    form: TupleColumns,
 ) -> np.float64:
     """The fail-soft value of ``pos`` for its side to move, who cannot win with this
     disc (every caller makes sure): at or below ``alpha`` an upper bound, at or above
     ``beta`` a lower bound, else exact to ``depth`` plies (forced replies are free).
     Returns 0 with ``stats[STAT_STOPPED]`` set once the node limit is reached.
-    ``bits``: an n-tuple evaluation's cells as bit indices (read from the bitboards at
-    once), or empty for any other model."""
+    ``form``: an n-tuple model in its column form
+    (:func:`~treestrap.connect4.ntuple.tuple_columns`), or one without tables for any
+    other model."""
     stats[STAT_NODES] += 1
     if stats[STAT_LIMIT] and stats[STAT_NODES] >= stats[STAT_LIMIT]:
         stats[STAT_STOPPED] = 1
@@ -137,8 +144,8 @@ def negamax(
             return np.float64(alpha)
     if depth <= 0 and not forced:
         stats[STAT_EVALS] += 1
-        if bits.shape[0]:
-            return np.float64(clip_value(bits_value(pos.discs[0], mask, ply, ev.weights, bits)))
+        if form.tables.shape[0]:
+            return np.float64(clip_value(columns_value(pos, form)))
         return np.float64(clip_value(evaluate(pos, ev)))
 
     key = cur + mask + BOTTOM  # unique per position
@@ -186,7 +193,7 @@ def negamax(
         make_move(pos, col)
         if k == 0:
             value = -negamax(
-                pos, ev, child_depth, -beta, -alpha, keys, values, infos, shift, order, stats, bits
+                pos, ev, child_depth, -beta, -alpha, keys, values, infos, shift, order, stats, form
             )
         else:
             value = -negamax(
@@ -201,7 +208,7 @@ def negamax(
                 shift,
                 order,
                 stats,
-                bits,
+                form,
             )
             if alpha < value < beta and not stats[STAT_STOPPED]:
                 value = -negamax(
@@ -216,7 +223,7 @@ def negamax(
                     shift,
                     order,
                     stats,
-                    bits,
+                    form,
                 )
         unmake_move(pos)
         if stats[STAT_STOPPED]:
@@ -233,6 +240,15 @@ def negamax(
     values[slot] = best
     infos[slot] = max(depth, 0) | (bound << 8) | ((best_move + 1) << 12)
     return np.float64(best)
+
+
+#: The form of a model without n-tuples.
+_NO_TUPLES = TupleColumns(
+    np.zeros((WIDTH, COLUMN_STATES, 0), dtype=np.int32),
+    np.zeros(0, dtype=np.int32),
+    np.zeros(0, dtype=np.float64),
+    np.zeros(0, dtype=np.int32),
+)
 
 
 class PlayResult(NamedTuple):
@@ -266,20 +282,21 @@ class PlaySearch:
         self.shift = np.uint64(64 - table_bits)
         self.order = np.zeros((CELLS + 1, WIDTH), dtype=np.int64)
         self.stats = np.zeros(STAT_NB, dtype=np.int64)
-        self._bits_of: np.ndarray | None = None
-        self._bits_cache = np.zeros(0, dtype=np.int64)
+        self._form_of: np.ndarray | None = None
+        self._form_cache = _NO_TUPLES
 
     def clear(self) -> None:
         self.keys[:] = 0
 
-    def _bits(self, ev: Connect4Evaluator) -> np.ndarray:
-        """An n-tuple model's cells as bit indices (kept for the last buffer seen),
-        else an empty array: the search then calls the model's own evaluation."""
-        if self._bits_of is not ev.weights:
+    def _form(self, ev: Connect4Evaluator) -> TupleColumns:
+        """An n-tuple model's column form (made once for the last buffer seen: a copy,
+        so tables learned further are not seen), else a form without tables: the
+        search then calls the model's own evaluation."""
+        if self._form_of is not ev.weights:
             w = ev.weights
-            self._bits_of = w
-            self._bits_cache = tuple_bits(w) if is_ntuple_buffer(w) else np.zeros(0, np.int64)
-        return self._bits_cache
+            self._form_of = w
+            self._form_cache = tuple_columns(w) if is_ntuple_buffer(w) else _NO_TUPLES
+        return self._form_cache
 
     def search(
         self, pos: Position, ev: Connect4Evaluator, depth: int, max_nodes: int = 0
@@ -312,7 +329,7 @@ class PlaySearch:
                 self.shift,
                 self.order,
                 self.stats,
-                self._bits(ev),
+                self._form(ev),
             )
         )
         nodes = int(self.stats[STAT_NODES])
