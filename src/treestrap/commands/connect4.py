@@ -77,7 +77,7 @@ def add_measure_arguments(m: argparse.ArgumentParser) -> None:
         "--times",
         default="",
         metavar="SECONDS",
-        help="seconds a move, comma-separated: the search deepens over one table until "
+        help="seconds a move, comma-separated: the playing search deepens over one table until "
         "they are spent (default: none)",
     )
     m.add_argument(

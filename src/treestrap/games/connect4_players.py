@@ -17,12 +17,13 @@
 ``PATH.npz[:depth=N]``          a search over a Connect Four weight file
 ==============================  ====================================================
 
-A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`), or with
-``time=S`` (instead of a depth) deepens one ply at a time while the next depth is
-expected to end within S seconds of the move's start; options join with ``:``
-(``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``). ``NAME=SPEC`` names a
-player; otherwise the name is made from the spec. Parsing checks files and loads weight
-files, so a typo or a chess weight file fails before any game starts.
+A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`) with the
+training alpha-beta, or with ``time=S`` (instead of a depth) deepens the playing search
+(:mod:`treestrap.connect4.play_search`) one ply at a time until S seconds are spent;
+options join with ``:`` (``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``).
+``NAME=SPEC`` names a player; otherwise the name is made from the spec. Parsing checks
+files and loads weight files, so a typo or a chess weight file fails before any game
+starts.
 
 A player (a :class:`~treestrap.games.contract.MovePlayer`) is made once per tournament
 or measurement and told ``new_game`` with a seed before each game, so its random
