@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treestrap.connect4.board import copy_position, parse_moves
+from treestrap.connect4.board import ST_PLY, copy_position, new_position, parse_moves
 from treestrap.connect4.ntuple import columns_value, ntuple_value, tuple_columns
 from treestrap.connect4.play_search import PlaySearch
 from treestrap.connect4.search import Connect4Search
@@ -34,38 +34,51 @@ REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
 
 
 @njit
-def _buffer_sum(positions, count, w, scratch) -> float:  # type: ignore[no-untyped-def]
+def _load(pos, discs, heights, plies, i) -> None:  # type: ignore[no-untyped-def]
+    """Position ``i`` of the arrays into ``pos`` (what the evaluations read)."""
+    pos.discs[0], pos.discs[1] = discs[i, 0], discs[i, 1]
+    for col in range(7):
+        pos.heights[col] = heights[i, col]
+    pos.st[ST_PLY] = plies[i]
+
+
+@njit
+def _buffer_sum(pos, discs, heights, plies, w, scratch) -> float:  # type: ignore[no-untyped-def]
     total = 0.0
-    for i in range(count):
-        total += ntuple_value(positions[i], w, scratch)[0]
+    for i in range(plies.shape[0]):
+        _load(pos, discs, heights, plies, i)
+        total += ntuple_value(pos, w, scratch)[0]
     return total
 
 
 @njit
-def _columns_sum(positions, count, form) -> float:  # type: ignore[no-untyped-def]
+def _columns_sum(pos, discs, heights, plies, form) -> float:  # type: ignore[no-untyped-def]
     total = 0.0
-    for i in range(count):
-        total += columns_value(positions[i], form)
+    for i in range(plies.shape[0]):
+        _load(pos, discs, heights, plies, i)
+        total += columns_value(pos, form)
     return total
 
 
 def _evaluation_speed(ev, positions: list) -> None:  # type: ignore[no-untyped-def]
-    """Microseconds an evaluation through the buffer and through the column form."""
-    from numba.typed import List
-
-    typed = List(positions)
+    """Microseconds an evaluation through the buffer and through the column form, over
+    the same positions in turn."""
+    discs = np.array([p.discs for p in positions], dtype=np.uint64)
+    heights = np.array([p.heights for p in positions], dtype=np.int8)
+    plies = np.array([p.st[ST_PLY] for p in positions], dtype=np.int64)
+    pos = new_position()
     form = tuple_columns(ev.weights)
-    _buffer_sum(typed, 1, ev.weights, ev.idx)
-    _columns_sum(typed, 1, form)
+    reads = {
+        "buffer": lambda: _buffer_sum(pos, discs, heights, plies, ev.weights, ev.idx),
+        "columns": lambda: _columns_sum(pos, discs, heights, plies, form),
+    }
+    assert reads["buffer"]() == reads["columns"]()  # compiles both; the same sum
     times = {}
-    for name, run in (
-        ("buffer", lambda: _buffer_sum(typed, len(typed), ev.weights, ev.idx)),
-        ("columns", lambda: _columns_sum(typed, len(typed), form)),
-    ):
+    for name, run in reads.items():
         start = time.perf_counter()
         for _ in range(20):
             run()
-        times[name] = (time.perf_counter() - start) / (20 * len(typed)) * 1e6
+        times[name] = (time.perf_counter() - start) / (20 * len(plies)) * 1e6
         print(f"n-tuple evaluation through its {name:8s} {times[name]:.3f} us")
     print(f"column form / buffer: {times['buffer'] / times['columns']:.1f}x as fast")
 
@@ -90,15 +103,15 @@ def main(argv: list[str] | None = None) -> int:
         return search.search(copy_position(pos), ev, depth).nodes
 
     rates = {}
-    for name, make, step in (
-        ("training alpha-beta", lambda: Connect4Search(tt_bits=20), training),
-        ("playing search", lambda: PlaySearch(table_bits=20), playing),
+    training_search, playing_search = Connect4Search(tt_bits=20), PlaySearch(table_bits=20)
+    for name, search, step, clear in (
+        ("training alpha-beta", training_search, training, training_search.clear_table),
+        ("playing search", playing_search, playing, playing_search.clear),
     ):
-        search = make()
         step(early[0], 3, search)  # compile (or load) the kernels first
         nodes, start = 0, time.perf_counter()
         for pos in early:
-            search = make()
+            clear()
             for depth in range(1, args.depth + 1):
                 nodes += step(pos, depth, search)
         seconds = time.perf_counter() - start
