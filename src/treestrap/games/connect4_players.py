@@ -352,7 +352,7 @@ class SearchPlayer:
 
 #: Seconds of a timed move long enough for its nodes a second to guide the next move.
 TIMED_RATE_SAMPLE = 0.1
-#: A timed player's table: 2**20 entries (about 50 MB), cleared at each new game.
+#: A timed player's table: 2**20 entries (24 MiB), cleared at each new game.
 TIMED_TT_BITS = 20
 
 
