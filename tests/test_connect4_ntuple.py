@@ -103,7 +103,12 @@ def test_value_is_the_plain_sum_for_the_side_to_move_and_mirror_symmetric() -> N
 
 
 def _plain_td(
-    model: Connect4NTupleModel, games: int, alpha: float, lam: float, coherent: bool
+    model: Connect4NTupleModel,
+    games: int,
+    alpha: float,
+    lam: float,
+    coherent: bool,
+    gamma: float = 1.0,
 ) -> None:
     """TD(lambda) self-play without exploration, as the module's docstring says it."""
     net = [0.0] * model.tables.size
@@ -153,7 +158,7 @@ def _plain_td(
             values.append(math.tanh(sum(model.tables[i] for i in at)))
         ret = result
         for t in range(len(played) - 1, -1, -1):
-            ret = (1 - lam) * greedy[t + 1] + lam * ret
+            ret = gamma * ((1 - lam) * greedy[t + 1] + lam * ret)
             step = (ret - values[t]) * (1 - values[t] ** 2)
             for i in played[t]:
                 rate = abs(net[i]) / total[i] if coherent and total[i] > 0 else 1.0
@@ -162,17 +167,29 @@ def _plain_td(
                 total[i] += abs(step)
 
 
-@pytest.mark.parametrize("coherent", [False, True])
-def test_td_self_play_matches_a_plain_replica(coherent: bool) -> None:
+@pytest.mark.parametrize(("coherent", "gamma"), [(False, 1.0), (True, 1.0), (False, 0.9)])
+def test_td_self_play_matches_a_plain_replica(coherent: bool, gamma: float) -> None:
     compiled = random_connect4_ntuple(6, 4, seed=2, scale=0.3)
     plain = Connect4NTupleModel(compiled.tuples, compiled.tables.copy())
     stats = np.zeros(STAT_NB, dtype=np.int64)
     sums = np.zeros(compiled.tables.size if coherent else 1)
     cells = tuple_cells(compiled.tuples)
     play_games(
-        new_position(), compiled.tables, cells, 3, 0.05, 0.6, 0.0, 1, stats, sums, sums.copy(), 0
+        new_position(),
+        compiled.tables,
+        cells,
+        3,
+        0.05,
+        0.6,
+        gamma,
+        0.0,
+        1,
+        stats,
+        sums,
+        sums.copy(),
+        0,
     )
-    _plain_td(plain, 3, 0.05, 0.6, coherent)
+    _plain_td(plain, 3, 0.05, 0.6, coherent, gamma)
     assert stats[0] + stats[1] + stats[2] == 3
     assert not np.array_equal(plain.tables, random_connect4_ntuple(6, 4, seed=2, scale=0.3).tables)
     np.testing.assert_allclose(compiled.tables, plain.tables, rtol=0, atol=1e-12)
@@ -189,6 +206,7 @@ def test_exploration_and_learning_move_the_first_player_towards_the_centre() -> 
         20000,
         0.01,
         0.5,
+        1.0,
         0.1,
         4,
         stats,
@@ -292,6 +310,9 @@ def test_a_killed_run_resumes_to_the_same_tables(tmp_path, monkeypatch, coherenc
 def test_settings_refuse_what_cannot_run() -> None:
     with pytest.raises(ValueError, match="lambda"):
         NTupleSettings(lam=1.5)
+    for gamma in (0.0, 1.01):
+        with pytest.raises(ValueError, match="gamma"):
+            NTupleSettings(gamma=gamma)
     with pytest.raises(ValueError, match="step sizes"):
         NTupleSettings(alpha=0.0)
     with pytest.raises(ValueError):
@@ -308,7 +329,9 @@ def test_random_openings_are_exploration_and_only_when_asked() -> None:
     for opening in (0, 6):
         stats = np.zeros(STAT_NB, dtype=np.int64)
         tables = model.tables.copy()
-        play_games(new_position(), tables, cells, 50, 0.01, 0.5, 0.0, 3, stats, *_off(), opening)
+        play_games(
+            new_position(), tables, cells, 50, 0.01, 0.5, 1.0, 0.0, 3, stats, *_off(), opening
+        )
         counts.append(int(stats[3]))
     assert counts[0] == 0 and counts[1] > 0
     with pytest.raises(ValueError, match="opening_plies"):

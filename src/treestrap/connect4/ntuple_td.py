@@ -13,7 +13,10 @@ lambda-return, computed backwards from the end:
 - ``G_t = (1 - lam) * g_{t+1} + lam * G_{t+1}``, where ``g_{t+1}`` is the best value the
   next mover saw one ply deep (the value of ``a_t`` by one more ply of search);
 - after an exploratory move the return stops there: ``G_t = g_{t+1}``, so a random move's
-  outcome never reaches the moves before it (Watkins' cut).
+  outcome never reaches the moves before it (Watkins' cut);
+- with a discount ``gamma`` below 1 each return is multiplied by it once a ply, so an
+  afterstate ``k`` plies before a win learns ``gamma**k``: the sooner a win, the higher
+  its value, the later a loss, the higher too (the exact scores' order).
 
 The step on each table entry ``a_t`` read is ``alpha * (G_t - v_t) * (1 - v_t**2)``, the
 gradient of ``tanh(z)``. With temporal coherence (Beal and Smith's TCL) each entry's
@@ -72,6 +75,7 @@ def play_games(
     games: int,
     alpha: float,
     lam: float,
+    gamma: float,
     epsilon: float,
     seed: int,
     stats: np.ndarray,
@@ -165,7 +169,7 @@ def play_games(
         ret = result
         for t in range(n - 2, -1, -1):
             nxt = greedy[t + 1]
-            ret = nxt if explored[t + 1] else (1.0 - lam) * nxt + lam * ret
+            ret = gamma * (nxt if explored[t + 1] else (1.0 - lam) * nxt + lam * ret)
             v = value[t]
             step = (ret - v) * (1.0 - v * v)
             if coherent:

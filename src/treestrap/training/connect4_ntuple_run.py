@@ -63,6 +63,9 @@ class NTupleTD:
     alpha_end: float = 0.001
     #: the lambda of the lambda-return
     lam: float = 0.5
+    #: each ply's discount of the return: below 1 a quicker win is worth more and a
+    #: longer loss less, as the exact scores rank them (1: the result alone)
+    gamma: float = 1.0
     #: the chance of a random move, at the first game and at the last
     epsilon: float = 0.1
     epsilon_end: float = 0.01
@@ -96,6 +99,8 @@ class NTupleSettings(NTupleTD):
             raise ValueError("an n-tuple run needs at least one game and a chunk of one")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"lambda must be in [0, 1], got {self.lam}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
         if min(self.alpha, self.alpha_end) <= 0.0:
             raise ValueError("the step sizes must be positive")
         if not (0.0 <= self.epsilon <= 1.0 and 0.0 <= self.epsilon_end <= 1.0):
@@ -473,6 +478,7 @@ def _train_one(
             games,
             alpha,
             settings.lam,
+            settings.gamma,
             epsilon,
             settings.chunk_seed(number),
             stats,
