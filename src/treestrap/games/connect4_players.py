@@ -285,8 +285,9 @@ class SearchPlayer:
         self.evaluator = model.evaluator()
         self.depth = depth
         self.seconds = seconds
-        self.search = Connect4Search(tt_bits=18)
-        # A timed player plays through the playing search, its table kept through a game.
+        # A fixed-depth player plays through the training alpha-beta; a timed one through
+        # the playing search, its table kept through a game. Each makes only its own table.
+        self.search = Connect4Search(tt_bits=18) if seconds is None else None
         self.play_search = PlaySearch(TIMED_TT_BITS) if seconds is not None else None
         #: the depth each timed move reached, in order (a measurement reports them)
         self.timed_depths: list[int] = []
@@ -308,6 +309,7 @@ class SearchPlayer:
     def choose(self, pos: Position) -> int:
         if self.seconds is not None:
             return self._choose_in_time(pos, self.seconds)
+        assert self.search is not None
         result = self.search.search(copy_position(pos), self.evaluator, self.depth)
         return int(result.best_move)
 
