@@ -64,7 +64,7 @@ class NTupleTD:
     #: the lambda of the lambda-return
     lam: float = 0.5
     #: each ply's discount of the return: below 1 a quicker win is worth more and a
-    #: longer loss less, as the exact scores rank them (1: the result alone)
+    #: longer loss costs less, as the exact scores rank them (1: the result alone)
     gamma: float = 1.0
     #: the chance of a random move, at the first game and at the last
     epsilon: float = 0.1
