@@ -956,6 +956,18 @@ OPTION_CASES = [
     ),
     Case(
         OPTIONS,
+        "uci-unknown-search-feature",
+        lambda t: ["uci", "--search-option", "razors=off"],
+        "NAME=on|off",
+    ),
+    Case(
+        OPTIONS,
+        "uci-search-feature-without-switch",
+        lambda t: ["uci", "--search-option", "iir=maybe"],
+        "NAME=on|off",
+    ),
+    Case(
+        OPTIONS,
         "supervised-batch-size-zero",
         lambda t: ["supervised", "train", "--data", "d", "--out", "o", "--batch-size", "0"],
         "--batch-size",

@@ -23,6 +23,19 @@ from treestrap.search.value import MATE, MATE_BOUND
 #: bench positions): after such a change check that the change was meant, then update
 #: it from ``treestrap bench --depth 3``.
 BENCH_DEPTH_3_NODES = 14_145
+#: The same with every later switch of the search on (history malus, history in late
+#: move reductions, improving, adaptive null move, internal iterative reduction,
+#: exchange pruning in the main search, razoring; off by default).
+LATER_ON_DEPTH_3_NODES = 13_686
+LATER_SWITCHES = (
+    "history_malus",
+    "lmr_history",
+    "improving",
+    "adaptive_null_move",
+    "iir",
+    "see_pruning",
+    "razoring",
+)
 
 
 pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")
@@ -315,3 +328,12 @@ def test_bench_is_deterministic() -> None:
 def test_bench_signature() -> None:
     # Changes with any change of search or evaluation: see BENCH_DEPTH_3_NODES.
     assert run_bench(depth=3).nodes == BENCH_DEPTH_3_NODES
+
+
+def test_each_later_switch_changes_the_tree() -> None:
+    on = EngineOptions()._replace(**{name: True for name in LATER_SWITCHES})
+    assert run_bench(depth=3, options=on).nodes == LATER_ON_DEPTH_3_NODES
+    default = run_bench(depth=5).nodes
+    for name in LATER_SWITCHES:  # none is a switch that does nothing
+        one = EngineOptions()._replace(**{name: True})
+        assert run_bench(depth=5, options=one).nodes != default, name

@@ -30,13 +30,65 @@ def add_parser(sub: Any) -> None:
         help=f"play with a preset's weights (default {DEFAULT_PRESET}, {DEFAULT_PRESET_WHY}; "
         "learned: the shipped TreeStrap weights; hand-set: textbook values)",
     )
+    u.add_argument(
+        "--search-option",
+        action="append",
+        default=[],
+        metavar="NAME=on|off",
+        help="turn one feature of the tournament search on or off, for ablations "
+        "(repeatable; the first six are on by default, the rest off, see "
+        "docs/reports/search-features.md): " + ", ".join(SEARCH_FEATURES),
+    )
     u.set_defaults(func=run_uci)
 
 
-def run_uci(args: argparse.Namespace) -> int:
-    from treestrap.engine.uci import main as uci_main
+#: The tournament search's features that ``--search-option`` switches (the boolean
+#: fields of ``treestrap.search.tournament.EngineOptions``, named here so that building
+#: the CLI does not import the search).
+SEARCH_FEATURES = (
+    "null_move",
+    "lmr",
+    "delta_pruning",
+    "exchange_pruning",
+    "futility",
+    "late_move_pruning",
+    "history_malus",
+    "lmr_history",
+    "improving",
+    "adaptive_null_move",
+    "iir",
+    "see_pruning",
+    "razoring",
+)
+_SWITCH = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
 
+
+def parse_search_options(items: list[str]) -> dict[str, bool]:
+    """``["iir=off", ...]`` as ``{"iir": False, ...}``; ValueError for a bad item."""
+    switches: dict[str, bool] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in SEARCH_FEATURES or value.strip().lower() not in _SWITCH:
+            raise ValueError(
+                f"--search-option {item!r}: expected NAME=on|off with NAME one of "
+                + ", ".join(SEARCH_FEATURES)
+            )
+        switches[name] = _SWITCH[value.strip().lower()]
+    return switches
+
+
+def run_uci(args: argparse.Namespace) -> int:
     if args.weights and args.preset:
         print("error: give --weights or --preset, not both", file=sys.stderr)
         return 2
-    return uci_main(weights=args.weights, preset=args.preset)
+    try:
+        switches = parse_search_options(args.search_option)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from treestrap.engine.uci import main as uci_main
+    from treestrap.search.tournament import EngineOptions
+
+    options = EngineOptions()._replace(**switches)
+    return uci_main(weights=args.weights, preset=args.preset, search_options=options)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine is imported when the bench runs: --help stays instant
     from treestrap.evaluation.model import Evaluator
+    from treestrap.search.tournament import EngineOptions
 
 #: Plies searched per position: the whole bench takes a few seconds.
 DEFAULT_DEPTH = 8
@@ -77,6 +78,7 @@ def run_bench(
     report: Callable[[int, BenchPosition], None] | None = None,
     fens: tuple[str, ...] = BENCH_FENS,
     threads: int = 1,
+    options: EngineOptions | None = None,
 ) -> BenchResult:
     """Search every bench position to ``depth`` with ``threads`` search threads;
     ``report(i, result)`` after each.
@@ -93,7 +95,7 @@ def run_bench(
         raise ValueError(f"bench depth must be >= 1, got {depth}")
     if evaluator is None:
         evaluator = hand_set_model().evaluator()
-    engine = Engine(evaluator, hash_mb=BENCH_HASH_MB, threads=threads)
+    engine = Engine(evaluator, hash_mb=BENCH_HASH_MB, threads=threads, options=options)
     result = BenchResult(depth=depth, nodes=0, time=0.0)
     for i, fen in enumerate(fens):
         pos = parse_fen(fen)

@@ -61,6 +61,7 @@ from treestrap.evaluation.weight_file_format import WeightFileError
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
 from treestrap.search.timeman import SearchLimits
+from treestrap.search.tournament import EngineOptions
 from treestrap.search.value import MAX_PLY
 
 ENGINE_NAME = f"treestrap {__version__}"
@@ -95,6 +96,7 @@ class UciEngine:
         model: LinearModel | NetworkModel | None = None,
         weights_path: str = "",
         err: TextIO | None = None,
+        search_options: EngineOptions | None = None,
     ) -> None:
         self._out = out
         self._err = err if err is not None else sys.stderr
@@ -106,7 +108,7 @@ class UciEngine:
         self.hash_mb = HASH_DEFAULT
         self.ponder_option = False
         self.model = model if model is not None else preset_model(self.preset)
-        self.engine = Engine(self.model.evaluator(), hash_mb=HASH_DEFAULT)
+        self.engine = Engine(self.model.evaluator(), hash_mb=HASH_DEFAULT, options=search_options)
         self.engine.overhead = OVERHEAD_DEFAULT / 1000.0
         self.pos = parse_fen(STARTING_FEN)
         #: the ``position`` arguments of ``pos``, for a quick move before the kernels
@@ -458,10 +460,15 @@ class UciEngine:
         return f"bestmove {outcome.best_move}"
 
 
-def main(weights: str | None = None, preset: str | None = None) -> int:
+def main(
+    weights: str | None = None,
+    preset: str | None = None,
+    search_options: EngineOptions | None = None,
+) -> int:
     """``treestrap uci``: a session on stdin/stdout, with a weight file or a preset's
-    weights (``DEFAULT_PRESET``'s, the strongest measured, by default); 2 if the weight
-    file is unusable."""
+    weights (``DEFAULT_PRESET``'s, the strongest measured, by default) and the
+    tournament search's switches (``search_options``, the defaults of ``EngineOptions``); 2 if the
+    weight file is unusable."""
     model = None
     if preset and not weights:
         model = preset_model(preset)
@@ -477,7 +484,9 @@ def main(weights: str | None = None, preset: str | None = None) -> int:
         # An error message may quote what the console's code page cannot write (the
         # replacement character under cp1252): escape it rather than go silent.
         sys.stdout.reconfigure(errors="backslashreplace")
-    session = UciEngine(sys.stdout, model=model, weights_path=weights or "")
+    session = UciEngine(
+        sys.stdout, model=model, weights_path=weights or "", search_options=search_options
+    )
     if preset and not weights:
         session.preset = preset
     try:

@@ -42,6 +42,9 @@ class SearchContext(NamedTuple):
     #: the root move the tournament search tries first instead of the table's (0: the
     #: table's; MultiPV: the move the line had in the last iteration)
     root_first: np.ndarray  # int32[1]
+    #: the tournament search's static value of the node at each ply (-INFINITE in
+    #: check): is the side to move improving on its value two plies up?
+    static_values: np.ndarray  # float64[MAX_PLY + 1]
 
 
 def new_context() -> SearchContext:
@@ -60,6 +63,7 @@ def new_context() -> SearchContext:
         q_moves=np.zeros((3, MAX_PLY + 1), dtype=np.int64),
         root_skip=np.zeros(MAX_MOVES + 1, dtype=np.int32),
         root_first=np.zeros(1, dtype=np.int32),
+        static_values=np.zeros(MAX_PLY + 1, dtype=np.float64),
     )
 
 

@@ -48,6 +48,7 @@ from treestrap.search.context import (
 )
 from treestrap.search.exchange import EXCHANGE_VALUE, exchange_at_least
 from treestrap.search.ordering import is_killer, pick_next, score_moves, update_quiet_cutoff
+from treestrap.search.quiet_history import credit_quiet_cutoff, history_reduction
 from treestrap.search.scratch import (
     REVISITS,
     STOPPED,
@@ -87,6 +88,20 @@ QUIET_FUTILITY_MARGIN = 150.0
 #: are skipped in non-PV nodes (with good ordering they almost never raise alpha).
 LATE_MOVE_DEPTH = 3
 LATE_MOVE_COUNT = 4
+#: Internal iterative reduction: a node this deep with no table move is searched one
+#: ply shallower (its move order is a guess; the next visit will have a table move).
+IIR_DEPTH = 4
+#: Razoring: a non-PV node this close to the horizon whose static value lies this far
+#: (per ply of depth left) below alpha is searched by quiescence alone when that fails
+#: low too.
+RAZOR_DEPTH = 3
+RAZOR_MARGIN = 250.0
+#: Static exchange pruning in non-PV nodes at depth <= SEE_DEPTH: a capture that loses
+#: more than SEE_CAPTURE a ply of depth, or a quiet move that loses more than SEE_QUIET
+#: times depth squared, is skipped unless it gives check.
+SEE_DEPTH = 7
+SEE_CAPTURE = 100
+SEE_QUIET = 25
 #: Scores beyond this are mates or clipped wins: no margin applies to them.
 DECISIVE_SCORE = 9000.0
 #: How often (in nodes) the stop flag is read.
@@ -108,6 +123,25 @@ class EngineOptions(NamedTuple):
     futility: bool = True
     #: Late move pruning of quiet moves near the horizon.
     late_move_pruning: bool = True
+    # The switches below come from stronger engines and are off by default: measured
+    # against the set above they did not gain (docs/reports/search-features.md).
+    #: Quiet-move history with a malus for the moves tried before a cut-off
+    #: (:mod:`treestrap.search.quiet_history`); off: the training search's plain history.
+    history_malus: bool = False
+    #: Late move reductions one ply smaller or larger by a move's history, and one
+    #: larger where the side to move is not improving.
+    lmr_history: bool = False
+    #: "Improving" (the static value above the one two plies up) loosens reverse
+    #: futility and sets how many quiet moves late move pruning keeps.
+    improving: bool = False
+    #: Null-move reduction growing with depth and with the margin over beta.
+    adaptive_null_move: bool = False
+    #: Internal iterative reduction (IIR_DEPTH).
+    iir: bool = False
+    #: Static exchange pruning of captures and quiet moves (SEE_DEPTH).
+    see_pruning: bool = False
+    #: Razoring (RAZOR_DEPTH).
+    razoring: bool = False
 
 
 #: Late move reductions by depth and move number: about ln(depth) ln(moves) / 2, so
@@ -219,8 +253,11 @@ def pvs(
                 return bound
     if ply == 0 and ctx.root_first[0] != 0:
         tt_move = ctx.root_first[0]
+    if opts.iir and not quiescence and ply > 0 and depth >= IIR_DEPTH and tt_move == 0:
+        depth -= 1
 
     stand = 0.0
+    improving = False
     if quiescence:
         if checked:
             n = generate_moves(pos, moves)
@@ -237,17 +274,50 @@ def pvs(
         if pos.st[ST_HALFMOVE] >= 100:
             return 0.0
     else:
-        if not pv_node and not checked and (opts.futility or opts.null_move):
+        prunes = opts.futility or opts.null_move or opts.razoring
+        if not checked and (opts.improving or (not pv_node and prunes)):
             stand = cached_static_value(pos, ev, ctx, key)
+        if opts.improving:
+            ctx.static_values[ply] = -INFINITE if checked else stand
+            improving = not checked and ply >= 2 and stand > ctx.static_values[ply - 2]
         if (
             opts.futility
             and not pv_node
             and not checked
             and depth <= FUTILITY_DEPTH
             and abs(beta) < DECISIVE_SCORE
-            and stand - FUTILITY_MARGIN * depth >= beta
+            and stand - FUTILITY_MARGIN * (depth - 1 if improving else depth) >= beta
         ):
             return stand
+        if (
+            opts.razoring
+            and not pv_node
+            and not checked
+            and depth <= RAZOR_DEPTH
+            and abs(alpha) < DECISIVE_SCORE
+            and stand + RAZOR_MARGIN * depth <= alpha
+        ):
+            # The same node again by quiescence alone: one node more for us, none for
+            # Stockfish's count.
+            entered = searched_nodes(ctx)
+            v = pvs(
+                pos,
+                ev,
+                ctx,
+                tt,
+                opts,
+                stop,
+                np.int64(0),
+                ply,
+                alpha,
+                alpha + NULL_WINDOW,
+                np.bool_(False),
+            )
+            count_revisit(ctx, entered)
+            if ctx.stats[STOPPED]:
+                return 0.0
+            if v <= alpha:
+                return v
         if (
             opts.null_move
             and can_null
@@ -258,7 +328,10 @@ def pvs(
             and _has_pieces(pos)
             and stand >= beta
         ):
-            r = 3 if depth >= 7 else 2
+            if opts.adaptive_null_move:
+                r = 3 + depth // 4 + min(3, int((stand - beta) / 200.0))
+            else:
+                r = 3 if depth >= 7 else 2
             make_null_move(pos)
             entered = searched_nodes(ctx)
             v = -pvs(
@@ -300,6 +373,8 @@ def pvs(
         and stand + QUIET_FUTILITY_MARGIN * depth <= alpha
     )
     late = LATE_MOVE_COUNT + depth * depth
+    if opts.improving:
+        late = (3 + depth * depth) // (1 if improving else 2)
     if not (prune_quiet and opts.late_move_pruning and depth <= LATE_MOVE_DEPTH):
         late = n + 1
     # MultiPV: the root searches only the moves of the lines not yet found.
@@ -317,9 +392,19 @@ def pvs(
             if opts.exchange_pruning and not exchange_at_least(pos, m, 0):
                 continue
         quiet = (m & 0xC000) == 0
+        losing = False
+        if opts.see_pruning and prune_quiet and searched > 0 and depth <= SEE_DEPTH:
+            threshold = -SEE_QUIET * depth * depth if quiet else -SEE_CAPTURE * depth
+            losing = not exchange_at_least(pos, m, threshold)
+        history_r = 0
+        if opts.lmr_history and quiet and not quiescence:
+            history_r = history_reduction(pos, ctx, m)
         make_move(pos, m)
         gives_check = in_check(pos)
         if quiet and not gives_check and searched > 0 and (futile or searched >= late):
+            unmake_move(pos)
+            continue
+        if losing and not gives_check:
             unmake_move(pos)
             continue
         new_depth = depth - 1
@@ -342,7 +427,11 @@ def pvs(
                 and not is_killer(ctx, ply, m)
             ):
                 r = LMR_TABLE[min(depth, 63), min(searched, 63)] - (1 if pv_node else 0)
-                r = max(1, min(r, new_depth - 1))
+                if opts.lmr_history:
+                    r += (1 if opts.improving and not improving else 0) - history_r
+                    r = max(0, min(r, new_depth - 1))
+                else:
+                    r = max(1, min(r, new_depth - 1))
             scout = -alpha - NULL_WINDOW
             v = -pvs(pos, ev, ctx, tt, opts, stop, new_depth - r, ply + 1, scout, -alpha, null_ok)
             # A re-search enters the same child again: one node more for us, none for
@@ -366,7 +455,10 @@ def pvs(
             alpha = max(alpha, v)
             if v >= beta:
                 if quiet and not quiescence:
-                    update_quiet_cutoff(pos, ctx, ply, m, depth, True, True)
+                    if opts.history_malus:
+                        credit_quiet_cutoff(pos, ctx, ply, i, depth)
+                    else:
+                        update_quiet_cutoff(pos, ctx, ply, m, depth, True, True)
                 break
 
     if quiescence and checked and searched == 0:
