@@ -33,16 +33,6 @@ import chess.pgn
 REPO = Path(__file__).resolve().parents[1]
 GAMES = REPO.parent / "shared" / "data" / "games" / "twic0920.pgn"
 NATIVE = REPO.parent / "shared" / "bin" / "stockfish-15.1-avx2"
-#: The switches of ``EngineOptions`` that are off by default.
-LATER = (
-    "history_malus",
-    "lmr_history",
-    "improving",
-    "adaptive_null_move",
-    "iir",
-    "see_pruning",
-    "razoring",
-)
 CAP = 1000
 
 
@@ -71,7 +61,8 @@ def options_for(variant: str):  # -> EngineOptions
     from treestrap.search.tournament import EngineOptions
 
     default = EngineOptions()
-    every = default._replace(**{name: True for name in LATER})
+    later = [name for name, on in EngineOptions._field_defaults.items() if on is False]
+    every = default._replace(**{name: True for name in later})
     if variant == "default":
         return default
     if variant == "all":

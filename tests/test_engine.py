@@ -23,19 +23,11 @@ from treestrap.search.value import MATE, MATE_BOUND
 #: bench positions): after such a change check that the change was meant, then update
 #: it from ``treestrap bench --depth 3``.
 BENCH_DEPTH_3_NODES = 14_145
-#: The same with every later switch of the search on (history malus, history in late
-#: move reductions, improving, adaptive null move, internal iterative reduction,
-#: exchange pruning in the main search, razoring; off by default).
+#: The same with every switch of the search that is off by default turned on (history
+#: malus, history in late move reductions, improving, adaptive null move, internal
+#: iterative reduction, exchange pruning in the main search, razoring).
 LATER_ON_DEPTH_3_NODES = 13_686
-LATER_SWITCHES = (
-    "history_malus",
-    "lmr_history",
-    "improving",
-    "adaptive_null_move",
-    "iir",
-    "see_pruning",
-    "razoring",
-)
+LATER_SWITCHES = tuple(name for name, on in EngineOptions._field_defaults.items() if on is False)
 
 
 pytestmark = pytest.mark.usefixtures("kernels_load_from_cache")
@@ -331,6 +323,7 @@ def test_bench_signature() -> None:
 
 
 def test_each_later_switch_changes_the_tree() -> None:
+    assert len(LATER_SWITCHES) == 7
     on = EngineOptions()._replace(**{name: True for name in LATER_SWITCHES})
     assert run_bench(depth=3, options=on).nodes == LATER_ON_DEPTH_3_NODES
     default = run_bench(depth=5).nodes
