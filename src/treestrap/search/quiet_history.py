@@ -17,6 +17,7 @@ from treestrap.core.jit import njit
 from treestrap.core.move import move_from, move_to
 from treestrap.core.position import Position
 from treestrap.search.context import SearchContext
+from treestrap.search.ordering import update_quiet_cutoff
 
 #: Scores stay within +-HISTORY_LIMIT (far below the killers' ordering score).
 HISTORY_LIMIT = 16_384
@@ -40,10 +41,7 @@ def credit_quiet_cutoff(pos: Position, ctx: SearchContext, ply: int, i: int, dep
     lose as much."""
     moves = ctx.moves[ply]
     m = moves[i]
-    killers = ctx.killers[ply]
-    if killers[0] != m:
-        killers[1] = killers[0]
-        killers[0] = m
+    update_quiet_cutoff(pos, ctx, ply, m, depth, True, False)  # the killers only
     bonus = min(16 * depth * depth, MAX_BONUS)
     side = pos.st[0]
     _pull(ctx.history, side, m, bonus)
