@@ -33,12 +33,10 @@ from pathlib import Path
 import chess.pgn
 
 from treestrap.play.timecontrol import parse_time_control
-from treestrap.search.timeman import SearchLimits, allocate
+from treestrap.search.timeman import DEFAULT_OVERHEAD, SearchLimits, allocate
 
 #: Our player: the UCI engine as a GUI starts it, with its default preset.
 ENGINE = "treestrap-uci"
-#: The UCI engine's default Move Overhead (ms): the time manager keeps it back.
-OVERHEAD = 0.05
 _SPENT = re.compile(r"(\d+\.\d+)s\s*$")
 
 
@@ -100,15 +98,20 @@ def read_game(pgn: str, ours: set[str], base: float, inc: float, game_id: int) -
     for node in game.mainline():
         side = board.turn
         found = _SPENT.search(node.comment or "")
+        fullmove = board.fullmove_number
         board.push(node.move)
         if not found:
             continue  # a move by the finishing engine or a book move
         spent = float(found.group(1))
         if names[side] in ours:
             limits = SearchLimits(
-                wtime=clocks[chess.WHITE], btime=clocks[chess.BLACK], winc=inc, binc=inc
+                wtime=clocks[chess.WHITE],
+                btime=clocks[chess.BLACK],
+                winc=inc,
+                binc=inc,
+                fullmove=fullmove,
             )
-            hard = allocate(limits, side == chess.WHITE, OVERHEAD).hard or 0.0
+            hard = allocate(limits, side == chess.WHITE, DEFAULT_OVERHEAD).hard or 0.0
             tally.moves += 1
             if spent - hard > tally.worst_overrun:
                 tally.worst_overrun = spent - hard

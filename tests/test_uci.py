@@ -43,7 +43,7 @@ OPTIONS = {
         "option name Preset type combo default zero var hand-set var learned var random "
         "var self-play-net var zero"
     ),
-    "Move Overhead": "option name Move Overhead type spin default 50 min 0 max 5000",
+    "Move Overhead": "option name Move Overhead type spin default 20 min 0 max 5000",
 }
 INFO = re.compile(
     r"^info depth (\d+) seldepth (\d+) score (cp -?\d+|mate -?\d+) nodes (\d+) nps (\d+) "

@@ -35,19 +35,26 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import legal_moves
-from treestrap.core.position import MAX_HISTORY, ST_PLY, ST_SIDE, Position, copy_position
+from treestrap.core.position import (
+    MAX_HISTORY,
+    ST_FULLMOVE,
+    ST_PLY,
+    ST_SIDE,
+    Position,
+    copy_position,
+)
 from treestrap.engine.iteration import ThreadSearch, aspiration_search
 from treestrap.engine.lazy_smp import HelperThreads, node_shares
 from treestrap.evaluation.model import Evaluator
 from treestrap.search.context import new_context, reset_context
 from treestrap.search.scratch import NODES, QNODES, REVISITS, SELDEPTH, STOPPED
-from treestrap.search.timeman import SearchLimits, allocate
+from treestrap.search.timeman import DEFAULT_OVERHEAD, RootStability, SearchLimits, allocate
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.tt import new_search, new_tt
 from treestrap.search.value import MATE, MATE_BOUND, MAX_PLY
@@ -113,7 +120,7 @@ class Engine:
         evaluator: Evaluator,
         hash_mb: int = 16,
         options: EngineOptions | None = None,
-        overhead: float = 0.05,
+        overhead: float = DEFAULT_OVERHEAD,
         multipv: int = 1,
         threads: int = 1,
     ) -> None:
@@ -225,7 +232,9 @@ class Engine:
             raise ValueError(f"search depth must be at least 1, got {limits.depth}")
         if limits.nodes is not None and limits.nodes < 1:
             raise ValueError(f"node limit must be at least 1, got {limits.nodes}")
+        limits = replace(limits, fullmove=int(root.st[ST_FULLMOVE]))
         budget = allocate(limits, root.st[ST_SIDE] == 0, self.overhead)
+        stability = RootStability()
         max_depth = min(limits.depth if limits.depth else MAX_PLY - 1, MAX_PLY - 1)
         if budget.soft is not None and len(moves) == 1:
             max_depth = 1  # a forced move: answer at once
@@ -278,7 +287,8 @@ class Engine:
                         on_info(info)
                 if self.ctx.stats[STOPPED] or self.stop_flag[0]:
                     break  # the flag too: depth 1 does not read it
-                if budget.soft is not None and time.perf_counter() - start >= budget.soft:
+                scale = stability.update(best, v)
+                if budget.soft is not None and time.perf_counter() - start >= budget.soft * scale:
                     break
                 if abs(v) >= MATE_BOUND and depth > MATE - abs(v) + 1:
                     break  # a mate seen with room to spare: deeper finds no other result

@@ -11,6 +11,7 @@ than the engine proper; it is used only in the first seconds after a cold start.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import chess
 
@@ -114,6 +115,7 @@ def quick_move_time(
     should wait for the compiled search (no clock, or time enough to wait)."""
     if board is None or limits.infinite:
         return None
+    limits = replace(limits, fullmove=board.fullmove_number)
     budget = allocate(limits, board.turn == chess.WHITE, overhead)
     if budget.soft is None or budget.soft >= QUICK_WAIT_LIMIT:
         return None

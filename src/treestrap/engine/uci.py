@@ -60,7 +60,7 @@ from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weight_file_format import WeightFileError
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
-from treestrap.search.timeman import SearchLimits
+from treestrap.search.timeman import DEFAULT_OVERHEAD, SearchLimits
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.value import MAX_PLY
 
@@ -68,7 +68,7 @@ ENGINE_NAME = f"treestrap {__version__}"
 ENGINE_AUTHOR = "the treestrap developers"
 
 HASH_DEFAULT, HASH_MIN, HASH_MAX = 16, 1, 4096
-OVERHEAD_DEFAULT, OVERHEAD_MAX = 50, 5000
+OVERHEAD_DEFAULT, OVERHEAD_MAX = round(DEFAULT_OVERHEAD * 1000), 5000
 #: Lines a search reports at most (chess positions have at most 218 legal moves).
 MULTIPV_MAX = 256
 PRESETS = PRESET_NAMES
