@@ -12,7 +12,7 @@ after it) and a *hard* one (a timer raises the search's stop flag). With a clock
 ``n`` is ``movestogo`` when the GUI gives it; in sudden death it falls with the game,
 from ``MOVES_LEFT_START`` at the first move to ``MOVES_LEFT_MIN``: a game that has
 lasted is nearer its end, so the bank is spent in the middlegame, where games turn,
-not kept to the last move (a fixed ``n`` left a third of a 10s+0.1s clock unspent).
+not kept to the last move (a fixed ``n`` left a fifth of a 10s+0.1s bank unspent).
 
 Charging the overhead once per move, not once per game, is what keeps a fast Fischer
 clock (2s+0.02s, where the lag is as large as the increment) from bleeding to zero:
