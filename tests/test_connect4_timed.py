@@ -69,6 +69,7 @@ def test_measure_with_times_reports_the_depth_reached(shared_data, tmp_path: Pat
     (only,) = data["players"]  # --times alone measures no depth
     assert only["player"] == "hand-set-t0.01s" and only["seconds"] == 0.01
     assert only["depth"] is None and only["mean_depth"] >= 1.0
+    assert 0.0 <= only["proven"] <= 1.0  # a timed player proves where its time allows
     assert only["best_move"]["total"] == 10
     decided = only["static_sign"]["total"]
     assert 0 < decided <= 10 and data["times"] == [0.01]

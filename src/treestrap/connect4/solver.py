@@ -60,10 +60,18 @@ from treestrap.core.jit import njit
 FULL_COLUMN = -1000
 
 
-#: Counters in ``stats``.
+#: Counters and the node limit in ``stats``.
 STAT_NODES = 0
 STAT_TT_HITS = 1
-STAT_NB = 2
+STAT_LIMIT = 2  # stop once this many nodes are counted
+STAT_STOPPED = 3
+STAT_NB = 4
+#: The limit of a search without one.
+NO_LIMIT = 2**62
+
+
+class BudgetSpent(Exception):
+    """A search stopped by its node limit (what it stored before holds)."""
 
 
 def win_now_score(ply: int) -> int:
@@ -88,8 +96,12 @@ def negamax(
 
     ``cur`` holds the mover's discs and ``mask`` all discs; the mover cannot make four
     with this disc (every caller makes sure). ``order`` is ``int64[CELLS + 1, WIDTH]``
-    scratch, one row per ply."""
+    scratch, one row per ply. Once ``stats[STAT_LIMIT]`` nodes are counted it sets
+    ``stats[STAT_STOPPED]`` and returns 0, storing nothing on the way back."""
     stats[STAT_NODES] += 1
+    if stats[STAT_NODES] >= stats[STAT_LIMIT]:
+        stats[STAT_STOPPED] = 1
+        return np.int64(0)
     playable = (mask + BOTTOM) & BOARD
     theirs = winning_cells(cur ^ mask, mask)
     forced = playable & theirs
@@ -150,6 +162,8 @@ def negamax(
         value = -negamax(
             cur ^ mask, mask | move, np.int64(ply + 1), -beta, -alpha, table, shift, order, stats
         )
+        if stats[STAT_STOPPED]:
+            return np.int64(0)
         if value >= beta:
             store(table, shift, key, ply, value, NO_UPPER)
             return value
@@ -184,6 +198,7 @@ class Solver:
         self.shift = table_shift(table_bits)
         self.order = np.zeros((CELLS + 1, WIDTH), dtype=np.int64)
         self.stats = np.zeros(STAT_NB, dtype=np.int64)
+        self.stats[STAT_LIMIT] = NO_LIMIT
 
     @property
     def nodes(self) -> int:
@@ -193,6 +208,11 @@ class Solver:
     def clear(self) -> None:
         self.table[:] = 0
 
+    def limit_nodes(self, count: int | None) -> None:
+        """Stop every later search once ``count`` more nodes are searched (``None``: no
+        limit); a stopped search raises :class:`BudgetSpent`."""
+        self.stats[STAT_LIMIT] = NO_LIMIT if count is None else self.nodes + max(count, 1)
+
     def _bitboards(self, pos: Position) -> tuple[np.uint64, np.uint64, int]:
         ply = int(pos.st[ST_PLY])
         return pos.discs[ply & 1], pos.discs[0] | pos.discs[1], ply
@@ -200,19 +220,21 @@ class Solver:
     def _null_window(self, cur: np.uint64, mask: np.uint64, ply: int, probe: int) -> int:
         """Whether the score is above ``probe``: a result <= probe bounds it from
         above, one > probe from below."""
-        return int(
-            negamax(
-                cur,
-                mask,
-                np.int64(ply),
-                np.int64(probe),
-                np.int64(probe + 1),
-                self.table,
-                self.shift,
-                self.order,
-                self.stats,
-            )
+        value = negamax(
+            cur,
+            mask,
+            np.int64(ply),
+            np.int64(probe),
+            np.int64(probe + 1),
+            self.table,
+            self.shift,
+            self.order,
+            self.stats,
         )
+        if self.stats[STAT_STOPPED]:
+            self.stats[STAT_STOPPED] = 0
+            raise BudgetSpent
+        return int(value)
 
     def _search(
         self, cur: np.uint64, mask: np.uint64, ply: int, low: int, high: int, on_bound: Any

@@ -64,7 +64,7 @@ FORMS = (
     "perfect, perfect:p=P, random, ntuple[:depth=N|:time=S], zero[:depth=N|:time=S], "
     "hand-set[:depth=N|:time=S], "
     "random-weights[:seed=S][:depth=N|:time=S], PATH.npz[:depth=N|:time=S], "
-    "optionally as NAME=SPEC"
+    "a timed one with :proof=0 to play without proving, optionally as NAME=SPEC"
 )
 #: The longest time a move a search player may be given (seconds).
 MAX_SECONDS = 60.0
@@ -81,6 +81,7 @@ class Connect4PlayerSpec:
     seed: int = 0  # random-weights: the weights' seed
     depth: int | None = None  # search: None takes DEFAULT_DEPTH (or the caller's)
     seconds: float | None = None  # search: a time a move instead of a depth
+    proof: bool = True  # a timed search: prove the best move where its time allows
 
     @property
     def fixed(self) -> bool:
@@ -159,10 +160,15 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
         _options(parts, (), text)
         return Connect4PlayerSpec(name or RANDOM, RANDOM)
     if base in (HAND_SET, RANDOM_WEIGHTS, *SHIPPED) or base.lower().endswith(".npz"):
-        allowed = ("seed", "depth", "time") if base == RANDOM_WEIGHTS else ("depth", "time")
-        opts = _options(parts, allowed, text)
+        allowed = ("depth", "time", "proof")
+        opts = _options(parts, ("seed", *allowed) if base == RANDOM_WEIGHTS else allowed, text)
         if "depth" in opts and "time" in opts:
             raise ValueError(f"player {text!r}: a depth or a time, not both")
+        if opts.get("proof", "1") not in ("0", "1"):
+            raise ValueError(f"player {text!r}: proof must be 0 or 1")
+        proof = opts.get("proof", "1") == "1"
+        if "depth" in opts and "proof" in opts:
+            raise ValueError(f"player {text!r}: proof is for a timed player (time=S)")
         seed_text = opts.get("seed", "0")
         if not seed_text.isdigit():
             raise ValueError(f"player {text!r}: seed must be a whole number")
@@ -176,8 +182,10 @@ def parse_connect4_player(text: str) -> Connect4PlayerSpec:
             auto = f"{auto}-d{depth}"
         if seconds is not None:
             auto = f"{auto}-t{seconds:g}s"
+        if not proof:
+            auto = f"{auto}-noproof"
         found = Connect4PlayerSpec(
-            name or auto, SEARCH, model=base, seed=seed, depth=depth, seconds=seconds
+            name or auto, SEARCH, model=base, seed=seed, depth=depth, seconds=seconds, proof=proof
         )
         if base not in (HAND_SET, RANDOM_WEIGHTS, *SHIPPED):
             load_model(found)  # a missing file or a chess weight file fails now
@@ -275,10 +283,15 @@ class PerfectPlayer:
 
 class SearchPlayer:
     """The best move of a search over a model's evaluation: to a fixed depth, or with
-    ``seconds`` deepening over one table kept through the game until they are spent."""
+    ``seconds`` deepening over one table kept through the game until they are spent,
+    then (``proof``) proving the best move in the time left where the deepening has not
+    (:mod:`treestrap.connect4.proof`)."""
 
-    def __init__(self, name: str, model: Any, depth: int, seconds: float | None = None) -> None:
+    def __init__(
+        self, name: str, model: Any, depth: int, seconds: float | None = None, proof: bool = True
+    ) -> None:
         from treestrap.connect4.play_search import PlaySearch
+        from treestrap.connect4.proof import Proof
         from treestrap.connect4.search import Connect4Search
 
         self.name = name
@@ -289,16 +302,23 @@ class SearchPlayer:
         # the playing search, its table kept through a game. Each makes only its own table.
         self.search = Connect4Search(tt_bits=18) if seconds is None else None
         self.play_search = PlaySearch(TIMED_TT_BITS) if seconds is not None else None
+        self.proof = Proof() if seconds is not None and proof else None
         #: the depth each timed move reached, in order (a measurement reports them)
         self.timed_depths: list[int] = []
-        #: nodes a second of the last timed move (0 before one)
+        #: timed moves whose best move a proof settled, and those it did not finish
+        self.proven = 0
+        self.unproven = 0
+        #: nodes a second of the last timed move (0 before one), of the last proof
         self.rate = 0.0
+        self.proof_rate = PROOF_RATE
 
     def new_game(self, seed: int) -> None:
-        # Nothing to seed (the search is deterministic); a timed player's table forgets
+        # Nothing to seed (the search is deterministic); a timed player's tables forget
         # the last game.
         if self.play_search is not None:
             self.play_search.clear()
+        if self.proof is not None:
+            self.proof.clear()
 
     def static_value(self, pos: Position) -> float:
         """The evaluation of ``pos`` for its side to move, no search."""
@@ -314,12 +334,37 @@ class SearchPlayer:
         return int(result.best_move)
 
     def _choose_in_time(self, pos: Position, seconds: float) -> int:
+        """Deepen for the whole time, or with a proof for :data:`DEEPENING_SHARE` of it,
+        then prove in the time left: a proven best move replaces the deepening's."""
+        import time
+
+        start = time.perf_counter()
+        copy = copy_position(pos)
+        share = seconds if self.proof is None else seconds * DEEPENING_SHARE
+        move, settled = self._deepen(copy, share)
+        if self.proof is None or settled:
+            return move
+        spent = time.perf_counter() - start
+        budget = int(self.proof_rate * (seconds - spent))
+        started = time.perf_counter()
+        found = self.proof.best_move(copy, budget, first=move)
+        took = time.perf_counter() - started
+        if took >= PROOF_RATE_SAMPLE:
+            rate = self.proof.last_nodes / took
+            self.proof_rate = min(max(rate, PROOF_RATE / 4), PROOF_RATE * 4)
+        if found is None:
+            self.unproven += 1
+            return move
+        self.proven += 1
+        return found.move
+
+    def _deepen(self, copy: Position, seconds: float) -> tuple[int, bool]:
         """Iterative deepening of the playing search (:mod:`treestrap.connect4.play_search`)
         over one table kept through the game: each next depth gets the nodes the time
         left allows at the rate so far (or the last move's, if faster), and a depth
         stopped by them is dropped. Stops at the end of the game, or at a proven win or
         loss once the depth covers the plies to it (no quicker win, no longer loss, is
-        left unseen)."""
+        left unseen): the move is then settled, a best move for certain."""
         import time
 
         from treestrap.connect4.bits import CELLS
@@ -328,9 +373,8 @@ class SearchPlayer:
 
         assert self.play_search is not None
         start = time.perf_counter()
-        ply = int(pos.st[ST_PLY])
-        copy = copy_position(pos)
-        move, reached, nodes = -1, 0, 0
+        ply = int(copy.st[ST_PLY])
+        move, reached, nodes, settled = -1, 0, 0, False
         for depth in range(1, CELLS - ply + 1):
             budget = 0  # depth 1 always completes: a move in any time
             if depth > 1:
@@ -344,18 +388,28 @@ class SearchPlayer:
                 break
             move, reached, nodes = result.best_move, depth, nodes + result.nodes
             if result.nodes == 0 or depth >= plies_to_end(result.value, ply) > 0:
+                settled = True
                 break
+        else:
+            settled = True  # searched to the last disc
         spent = time.perf_counter() - start
         if spent >= TIMED_RATE_SAMPLE:
             self.rate = nodes / spent
         self.timed_depths.append(reached)
-        return move
+        return move, settled
 
 
 #: Seconds of a timed move long enough for its nodes a second to guide the next move.
 TIMED_RATE_SAMPLE = 0.1
 #: A timed player's table: 2**20 entries (24 MiB), cleared at each new game.
 TIMED_TT_BITS = 20
+#: The share of a timed move's time the deepening gets when a proof may follow.
+DEEPENING_SHARE = 0.1
+#: Proof nodes a second before a proof has measured its own (a little under the rate
+#: of the exact search on the reference positions, so a first proof keeps its time).
+PROOF_RATE = 8_000_000
+#: A proof of at least this many seconds sets the proof rate (within 4 times the first).
+PROOF_RATE_SAMPLE = 0.02
 
 
 def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:
@@ -365,7 +419,9 @@ def make_player(spec: Connect4PlayerSpec, solver: Any = None) -> MovePlayer:
         return PerfectPlayer(spec.name, spec.p, solver)
     if spec.kind == RANDOM:
         return RandomPlayer(spec.name)
-    return SearchPlayer(spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH, spec.seconds)
+    return SearchPlayer(
+        spec.name, load_model(spec), spec.depth or DEFAULT_DEPTH, spec.seconds, spec.proof
+    )
 
 
 def make_players(specs: list[Connect4PlayerSpec]) -> list[MovePlayer]:

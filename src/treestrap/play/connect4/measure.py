@@ -208,6 +208,8 @@ class PlayerMeasure:
     #: a timed player's seconds a move, and the mean depth its moves on the positions reached
     seconds: float | None = None
     mean_depth: float | None = None
+    #: a proving timed player's share of the positions whose move a proof settled
+    proven: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -216,6 +218,7 @@ class PlayerMeasure:
             "depth": self.depth,
             "seconds": self.seconds,
             "mean_depth": self.mean_depth,
+            "proven": self.proven,
             "best_move": self.best.to_dict(),
             "keeps_result": self.kept.to_dict(),
             "static_sign": None if self.static_sign is None else self.static_sign.to_dict(),
@@ -249,10 +252,15 @@ def measure_player(
             sign = static_sign_agreement(static_value, positions)
         reached = list(getattr(player, "timed_depths", []))
         mean_depth = sum(reached) / len(reached) if seconds is not None and reached else None
+        proven = None
+        if seconds is not None and reached and getattr(player, "proof", None) is not None:
+            proven = player.proven / len(reached)  # type: ignore[attr-defined]
         games = [
             games_against(
                 player, PerfectPlayer(f"perfect-p{p:g}", p, solver), openings, values, seed, bar
             )
             for p in ps
         ]
-    return PlayerMeasure(player.name, spec, depth, best, kept, games, sign, seconds, mean_depth)
+    return PlayerMeasure(
+        player.name, spec, depth, best, kept, games, sign, seconds, mean_depth, proven
+    )

@@ -36,6 +36,11 @@ def format_table(measures: Sequence[PlayerMeasure]) -> str:
         lines.append(line)
     if any(m.mean_depth is not None for m in measures):
         lines.append("depth: a timed player's mean depth over the positions")
+    for m in measures:
+        if m.proven is not None:
+            lines.append(
+                f"{m.name}: a proof settled the move of {100 * m.proven:.1f}% of the positions"
+            )
     if signs:
         lines.append(
             "static sign: of the won and lost positions, the share whose evaluation for the "
@@ -76,6 +81,7 @@ def write_reports(
     for name in opponents:
         keys = ("wins", "draws", "losses", "score", "held", "turned")
         fields += [f"{name}_{k}" for k in keys]
+    fields += ["proven"]
     with open(csv_path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(fields)
@@ -92,5 +98,6 @@ def write_reports(
             for g in m.games:
                 row += [g.wins, g.draws, g.losses, f"{g.score:.4f}"]
                 row += [f"{g.held_share:.4f}", f"{g.turned_share:.4f}"]
+            row += ["" if m.proven is None else f"{m.proven:.4f}"]
             writer.writerow(row)
     return [json_path, csv_path]

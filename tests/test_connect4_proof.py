@@ -1,0 +1,101 @@
+"""A timed player's proof (:mod:`treestrap.connect4.proof`): a best move by its own exact
+search within a node budget, checked against the reference file's scores; the exact
+search's node limit; and the proof inside a timed player."""
+
+from __future__ import annotations
+
+import pytest
+
+from treestrap.connect4.board import format_moves, parse_moves
+from treestrap.connect4.proof import Proof
+from treestrap.connect4.solver import BudgetSpent, Solver
+from treestrap.games.connect4_model import hand_written_connect4_model
+from treestrap.games.connect4_players import SearchPlayer, make_player, parse_connect4_player
+from treestrap.play.connect4.reference import ReferencePosition, load_reference
+
+REFERENCE = "connect4/solved-1000.txt"
+
+
+def _later(shared_data, discs: int, count: int) -> list[ReferencePosition]:
+    """``count`` reference positions with at least ``discs`` discs (quick to prove)."""
+    return [r for r in load_reference(shared_data(REFERENCE)) if len(r.moves) >= discs][:count]
+
+
+def test_a_proof_finds_a_best_move_and_the_exact_score(shared_data) -> None:
+    proof = Proof(table_bits=16)
+    for ref in _later(shared_data, 16, 40):
+        pos = parse_moves(ref.moves)
+        found = proof.best_move(pos, max_nodes=10**8)
+        assert found is not None, ref.moves
+        assert found.score == ref.best, ref.moves
+        assert ref.is_best(found.move), ref.moves
+        assert format_moves(pos) == ref.moves  # left as it was
+        proof.clear()
+
+
+def test_the_players_first_choice_is_kept_when_it_is_best(shared_data) -> None:
+    proof = Proof(table_bits=16)
+    for ref in _later(shared_data, 16, 40):
+        best = [c for c in range(7) if ref.is_best(c)]
+        found = proof.best_move(parse_moves(ref.moves), 10**8, first=best[-1])
+        assert found is not None and found.move == best[-1]
+
+
+def test_a_spent_budget_gives_nothing_and_leaves_only_true_bounds(shared_data) -> None:
+    refs = [r for r in load_reference(shared_data(REFERENCE)) if 12 <= len(r.moves) <= 13][:6]
+    proof = Proof(table_bits=16)
+    for ref in refs:
+        pos = parse_moves(ref.moves)
+        assert proof.best_move(pos, max_nodes=0) is None
+        assert proof.best_move(pos, max_nodes=50) is None
+        assert proof.last_nodes <= 50
+        assert format_moves(pos) == ref.moves
+        # what the stopped searches stored is still true: the full proof agrees
+        found = proof.best_move(pos, max_nodes=10**9)
+        assert found is not None and found.score == ref.best and ref.is_best(found.move)
+
+
+def test_the_exact_search_stops_at_its_node_limit_and_goes_on_after_it() -> None:
+    solver = Solver(table_bits=16)
+    pos = parse_moves("44444")
+    solver.limit_nodes(1000)
+    with pytest.raises(BudgetSpent):
+        solver.solve(pos)
+    assert 1000 <= solver.nodes <= 1001
+    solver.limit_nodes(None)
+    unlimited = Solver(table_bits=16)
+    assert solver.solve(parse_moves("4444433")) == unlimited.solve(parse_moves("4444433"))
+
+
+def test_proof_is_an_option_of_a_timed_player_only() -> None:
+    assert parse_connect4_player("ntuple:time=0.1").proof
+    off = parse_connect4_player("ntuple:time=0.1:proof=0")
+    assert not off.proof and off.name == "ntuple-t0.1s-noproof"
+    assert parse_connect4_player("ntuple:proof=0").with_time(0.1).proof is False
+    for bad in ("ntuple:depth=4:proof=1", "ntuple:time=1:proof=yes"):
+        with pytest.raises(ValueError, match="proof"):
+            parse_connect4_player(bad)
+    assert make_player(off).proof is None  # type: ignore[attr-defined]
+
+
+def test_a_timed_player_plays_the_proven_move(shared_data) -> None:
+    # Positions where the hand-written evaluation's quick search misses the best move
+    # and a proof is cheap: the proof's move replaces it.
+    model = hand_written_connect4_model()
+    plain = SearchPlayer("plain", model, depth=4, seconds=0.02, proof=False)
+    proving = SearchPlayer("proving", model, depth=4, seconds=0.5)
+    missed = proved = 0
+    for ref in _later(shared_data, 14, 200):
+        plain.new_game(0)
+        if ref.is_best(plain.choose(parse_moves(ref.moves))):
+            continue
+        missed += 1
+        proving.new_game(0)
+        before = proving.proven
+        move = proving.choose(parse_moves(ref.moves))
+        if proving.proven > before:
+            proved += 1
+            assert ref.is_best(move), ref.moves
+        if missed == 5:
+            break
+    assert missed == 5 and proved >= 3
