@@ -99,3 +99,10 @@ def test_a_timed_player_plays_the_proven_move(shared_data) -> None:
         if missed == 5:
             break
     assert missed == 5 and proved >= 3
+
+
+def test_a_timed_player_does_not_prove_near_the_empty_board() -> None:
+    player = SearchPlayer("h", hand_written_connect4_model(), depth=4, seconds=0.02)
+    player.choose(parse_moves("4444"))  # fewer discs than a proof starts from
+    assert (player.proven, player.unproven) == (0, 0)
+    assert len(player.timed_depths) == 1

@@ -33,6 +33,9 @@ from treestrap.connect4.board import (
 )
 from treestrap.connect4.solver import BudgetSpent, Solver
 
+#: A position of the reference file, quick to prove.
+_WARM_UP = "7577445752275465721432"
+
 
 class ProvenMove(NamedTuple):
     score: int  # the exact score for the side to move (the reference data's units)
@@ -40,15 +43,21 @@ class ProvenMove(NamedTuple):
     nodes: int
 
 
+#: The table's size: 2**17 entries (1 MiB) stays in the CPU's cache, which made proofs
+#: from an empty table a quarter quicker than the oracle's 2**20 for more nodes.
+TABLE_BITS = 17
+
+
 class Proof:
     """Proofs over one table of ``2**table_bits`` entries of 8 bytes."""
 
-    def __init__(self, table_bits: int = 20) -> None:
+    def __init__(self, table_bits: int = TABLE_BITS) -> None:
         self.search = Solver(table_bits)
         #: nodes the last :meth:`best_move` searched, proven or not
         self.last_nodes = 0
-        # compile (or load) the kernel now, not inside a player's first timed move
-        self.search.solve(play_moves(new_position(), "4444"))
+        # compile (or load) the kernel now, not inside a player's first timed move (a
+        # position of 22 discs: a few thousand nodes)
+        self.search.solve(play_moves(new_position(), _WARM_UP))
         self.search.clear()
 
     def clear(self) -> None:

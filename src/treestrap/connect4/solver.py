@@ -23,6 +23,10 @@ How. A negamax alpha-beta over two bitboards (the mover's discs and all discs), 
 
 The recursive kernel is called from Python only, one null window per call (see
 :mod:`treestrap.core.jit` on recursion and the cache).
+
+Two kinds of instance: the oracle of the measurements (no node limit), and a timed
+player's proof (:mod:`treestrap.connect4.proof`), its own instance and table under a
+node limit (:meth:`Solver.limit_nodes`); neither reads the other's table.
 """
 
 from __future__ import annotations

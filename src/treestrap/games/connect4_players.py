@@ -19,8 +19,10 @@
 
 A search player searches ``depth`` plies (default :data:`DEFAULT_DEPTH`) with the
 training alpha-beta, or with ``time=S`` (instead of a depth) deepens the playing search
-(:mod:`treestrap.connect4.play_search`) one ply at a time until S seconds are spent;
-options join with ``:`` (``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``).
+(:mod:`treestrap.connect4.play_search`) one ply at a time for a share of S seconds,
+then proves its best move in the rest (:mod:`treestrap.connect4.proof`; ``proof=0``
+leaves the whole time to the deepening); options join with ``:``
+(``random-weights:seed=3:depth=2``, ``hand-set:time=0.1``).
 ``NAME=SPEC`` names a player; otherwise the name is made from the spec. Parsing checks
 files and loads weight files, so a typo or a chess weight file fails before any game
 starts.
@@ -334,15 +336,19 @@ class SearchPlayer:
         return int(result.best_move)
 
     def _choose_in_time(self, pos: Position, seconds: float) -> int:
-        """Deepen for the whole time, or with a proof for :data:`DEEPENING_SHARE` of it,
-        then prove in the time left: a proven best move replaces the deepening's."""
+        """Deepen for the whole time, or with a proof (from :data:`PROOF_FROM_DISCS`
+        discs) for :data:`DEEPENING_SHARE` of it, then prove in the time left: a proven
+        best move replaces the deepening's."""
         import time
+
+        from treestrap.connect4.board import ST_PLY
 
         start = time.perf_counter()
         copy = copy_position(pos)
-        share = seconds if self.proof is None else seconds * DEEPENING_SHARE
+        proving = self.proof is not None and int(pos.st[ST_PLY]) >= PROOF_FROM_DISCS
+        share = seconds * DEEPENING_SHARE if proving else seconds
         move, settled = self._deepen(copy, share)
-        if self.proof is None or settled:
+        if self.proof is None or not proving or settled:
             return move
         spent = time.perf_counter() - start
         budget = int(self.proof_rate * (seconds - spent))
@@ -404,7 +410,10 @@ TIMED_RATE_SAMPLE = 0.1
 #: A timed player's table: 2**20 entries (24 MiB), cleared at each new game.
 TIMED_TT_BITS = 20
 #: The share of a timed move's time the deepening gets when a proof may follow.
-DEEPENING_SHARE = 0.1
+DEEPENING_SHARE = 0.2
+#: The fewest discs on the board for a proof: with fewer, proofs take seconds (4.6 and
+#: 5.4 s for two positions of 6 discs), so the deepening keeps the whole time.
+PROOF_FROM_DISCS = 8
 #: Proof nodes a second before a proof has measured its own (a little under the rate
 #: of the exact search on the reference positions, so a first proof keeps its time).
 PROOF_RATE = 8_000_000
