@@ -348,8 +348,9 @@ class SearchPlayer:
         proving = self.proof is not None and int(pos.st[ST_PLY]) >= PROOF_FROM_DISCS
         share = seconds * DEEPENING_SHARE if proving else seconds
         move, settled = self._deepen(copy, share)
-        if self.proof is None or not proving or settled:
+        if not proving or settled:
             return move
+        assert self.proof is not None  # proving says so
         spent = time.perf_counter() - start
         budget = int(self.proof_rate * (seconds - spent))
         started = time.perf_counter()
