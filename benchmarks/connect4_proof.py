@@ -13,6 +13,10 @@ discs, the positions, the moves a proof settled and the best moves missed.
 (``DEEPENING_SHARE`` of ``treestrap.games.connect4_players``): best moves missed and
 moves a proof settled.
 
+``--part needs``: the positions where the deepening alone (``proof=0``, the whole time)
+misses a best move, and what an exact proof of each needs from an empty table: how many
+a proof would settle within the move's time if it were 1, 2, 3, 5 or 10 times as fast.
+
 Examples (from the repository root)::
 
     python benchmarks/connect4_proof.py --part roots
@@ -20,6 +24,7 @@ Examples (from the repository root)::
     python benchmarks/connect4_proof.py --part roots --moves 444447
     python benchmarks/connect4_proof.py --part misses --discs 8-42
     python benchmarks/connect4_proof.py --part shares --shares 0.03,0.1,0.2,0.3,0.6
+    python benchmarks/connect4_proof.py --part needs --discs 8-12
 
 Prints tables; nothing is checked (the tests do that). Times a move, so run it on a
 quiet machine.
@@ -98,9 +103,33 @@ def misses(positions: list[ReferencePosition], spec: str) -> None:
     print(f"| all | {total[0]} | {total[1]} | {total[2]} | {total[3]} |")
 
 
+def needs(positions: list[ReferencePosition], spec: str, seconds: float) -> None:
+    player = make_player(parse_connect4_player(f"{spec}:proof=0"))
+    missed = []
+    for ref in positions:
+        player.new_game(0)
+        if not ref.is_best(player.choose(parse_moves(ref.moves))):
+            missed.append(ref)
+    proof = Proof()
+    took = []
+    for ref in missed:
+        proof.clear()
+        started = time.perf_counter()
+        proof.best_move(parse_moves(ref.moves), max_nodes=2**62)
+        took.append(time.perf_counter() - started)
+    t = np.sort(np.array(took)) * 1000
+    print(f"the deepening alone at {seconds:g} s missed {len(missed)} of {len(positions)}")
+    print(f"proof ms of those: median {np.median(t):.0f}, 90% {np.percentile(t, 90):.0f}")
+    print("| a proof this much faster | misses it would settle within the move | left |")
+    print("|---:|---:|---:|")
+    for speed in (1, 2, 3, 5, 10):
+        settled = int(np.sum(t < seconds * 1000 * speed))
+        print(f"| {speed}x | {settled} | {len(missed) - settled} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("roots", "misses", "shares"), required=True)
+    parser.add_argument("--part", choices=("roots", "misses", "shares", "needs"), required=True)
     parser.add_argument("--positions", default=str(REFERENCE))
     parser.add_argument("--discs", default="8-11", help="positions with this many discs")
     parser.add_argument("--seconds", type=float, default=0.1, help="a move's time")
@@ -122,6 +151,8 @@ def main() -> None:
         roots(positions, args.seconds, args.table_bits)
     elif args.part == "misses":
         misses(positions, f"{args.player}:time={args.seconds:g}")
+    elif args.part == "needs":
+        needs(positions, f"{args.player}:time={args.seconds:g}", args.seconds)
     else:
         values = [float(s) for s in args.shares.split(",")]
         shares(positions, f"{args.player}:time={args.seconds:g}", values)
