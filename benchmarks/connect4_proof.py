@@ -13,6 +13,10 @@ discs, the positions, the moves a proof settled and the best moves missed.
 (``DEEPENING_SHARE`` of ``treestrap.games.connect4_players``): best moves missed and
 moves a proof settled.
 
+``--part windows``: where an exact score's nodes go, from an empty table: the two null
+windows that settle it (the score is at least ``s``, at most ``s``) against the windows
+whose bounds lie further from it, which a better first guess could save.
+
 ``--part needs``: the positions where the deepening alone (``proof=0``, the whole time)
 misses a best move, and what an exact proof of each needs from an empty table: how many
 a proof would settle within the move's time if it were 1, 2, 3, 5 or 10 times as fast.
@@ -25,6 +29,7 @@ Examples (from the repository root)::
     python benchmarks/connect4_proof.py --part misses --discs 8-42
     python benchmarks/connect4_proof.py --part shares --shares 0.03,0.1,0.2,0.3,0.6
     python benchmarks/connect4_proof.py --part needs --discs 8-12
+    python benchmarks/connect4_proof.py --part windows --discs 8-9
 
 Prints tables; nothing is checked (the tests do that). Times a move, so run it on a
 quiet machine.
@@ -38,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from treestrap.connect4.bits import CELLS
 from treestrap.connect4.board import parse_moves
 from treestrap.connect4.proof import TABLE_BITS, Proof
 from treestrap.games import connect4_players
@@ -127,9 +133,44 @@ def needs(positions: list[ReferencePosition], spec: str, seconds: float) -> None
         print(f"| {speed}x | {settled} | {len(missed) - settled} |")
 
 
+def windows(positions: list[ReferencePosition], table_bits: int) -> None:
+    solver = Proof(table_bits).search
+    bounds: list[tuple[int, int, int]] = []  # (low, high, nodes) after each window
+    mark = [0]
+
+    def on_bound(low: int, high: int) -> None:
+        bounds.append((low, high, solver.nodes - mark[0]))
+        mark[0] = solver.nodes
+
+    settling = further = count = 0
+    for ref in positions:
+        solver.clear()
+        bounds.clear()
+        mark[0] = solver.nodes
+        score = solver.solve(parse_moves(ref.moves), on_bound=on_bound)
+        assert score == ref.best
+        last_low = -((CELLS - len(ref.moves)) // 2)  # the bounds before the first window
+        for low, high, nodes in bounds:
+            # a window settles the score when the bound it moved lands on it
+            moved = low if low != last_low else high
+            if moved == score:
+                settling += nodes
+            else:
+                further += nodes
+            last_low = low
+        count += len(bounds)
+    total = settling + further
+    print(f"{len(positions)} positions, {count / len(positions):.1f} windows each")
+    print("| windows | million nodes | share |")
+    print("|---|---:|---:|")
+    print(f"| the two that settle the score | {settling / 1e6:,.0f} | {settling / total:.0%} |")
+    print(f"| those whose bound lies further | {further / 1e6:,.0f} | {further / total:.0%} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("roots", "misses", "shares", "needs"), required=True)
+    parts = ("roots", "misses", "shares", "needs", "windows")
+    parser.add_argument("--part", choices=parts, required=True)
     parser.add_argument("--positions", default=str(REFERENCE))
     parser.add_argument("--discs", default="8-11", help="positions with this many discs")
     parser.add_argument("--seconds", type=float, default=0.1, help="a move's time")
@@ -151,6 +192,8 @@ def main() -> None:
         roots(positions, args.seconds, args.table_bits)
     elif args.part == "misses":
         misses(positions, f"{args.player}:time={args.seconds:g}")
+    elif args.part == "windows":
+        windows(positions, args.table_bits)
     elif args.part == "needs":
         needs(positions, f"{args.player}:time={args.seconds:g}", args.seconds)
     else:
