@@ -74,11 +74,16 @@ def open_run(
     command: str,
     provider: BootstrapProvider,
     changes: list[tuple[str, Any]] | None = None,
+    start: str | None = None,
 ) -> RunBudget:
     """Make the run directory, or reopen one made with this game, budget's name and
     seed: a run goes on with the settings it was made with (read from
     ``bootstrap.json``), and ``changes`` (``--set``) to them, recorded there, apply from
-    the first round not yet begun (:mod:`treestrap.bootstrap.budget_changes`)."""
+    the first round not yet begun (:mod:`treestrap.bootstrap.budget_changes`).
+    ``start`` (``--from``) names the file a new run starts from instead of round 0
+    (:mod:`treestrap.bootstrap.start_file`); a resumed run keeps its own."""
+    from treestrap.bootstrap.start_file import copy_start, resolve_start, start_settings
+
     path = run / SETTINGS_FILE
     if path.exists():
         saved = json.loads(path.read_text())
@@ -90,23 +95,40 @@ def open_run(
                 f"{run} was made with --budget {saved['budget']['name']} --seed "
                 f"{saved['seed']}, not --budget {budget.name} --seed {seed}"
             )
+        if start is not None:
+            _check_same_start(run, saved.get("start"), start, provider.game)
         if changes:
             _record_changes(run, saved, changes, command, provider)
         return provider.budget_from_json(saved["budget"])
     if (run / ROUNDS_FILE).exists() or any(run.glob("round-*")):
         raise ValueError(f"{run} holds rounds but no {SETTINGS_FILE}: not a bootstrap run")
-    settings = {
+    settings: dict[str, Any] = {
         "game": provider.game,
         "seed": seed,
         "budget": budget.to_json(),
         "command": command,
     }
+    if start is not None:
+        start_path = resolve_start(start, provider.game)
+        settings["start"] = start_settings(start_path, start, provider.game)
+        copy_start(start_path, run)  # before the settings: they make the run exist
     if changes:
         _record_changes(run, settings, changes, command, provider)
         budget = provider.budget_from_json(settings["budget"])
     run.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=1) + "\n")
     return budget
+
+
+def _check_same_start(run: Path, saved: dict[str, Any] | None, start: str, game: str) -> None:
+    """Refuse a resume whose ``--from`` is not the file the run started from."""
+    from treestrap.bootstrap.start_file import resolve_start
+    from treestrap.evaluation.provenance import file_sha256
+
+    if saved is None:
+        raise ValueError(f"{run} started from random weights, not --from {start}")
+    if file_sha256(resolve_start(start, game)) != saved["sha256"]:
+        raise ValueError(f"{run} started from another file (--from {saved['from']})")
 
 
 def _record_changes(
@@ -233,6 +255,19 @@ def run_round0(
         "model": model,
     }
     record["nps"] = provider.nps(folder / "weights.npz", options.bench_depth)
+    _finish_round(run, record)
+    return True
+
+
+def start_from_file(
+    run: Path, start: dict[str, Any], options: RunOptions, provider: BootstrapProvider
+) -> bool:
+    """Round 0 of a run started from a file: its copy is the first best player."""
+    from treestrap.bootstrap.start_file import START_FILE, start_round
+
+    record = start_round(run, start)
+    record["nps"] = provider.nps(run / START_FILE, options.bench_depth)
+    round_dir(run, 0).mkdir(parents=True, exist_ok=True)
     _finish_round(run, record)
     return True
 
@@ -411,22 +446,27 @@ def bootstrap(
     options: RunOptions,
     game: str = DEFAULT_GAME,
     changes: list[tuple[str, Any]] | None = None,
+    start: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run (or resume) a bootstrap run of ``game`` until its rounds are done or its
     minutes spent; the finished rounds' records. ``changes`` (dotted keys and values)
-    change the budget from the first round not yet begun."""
+    change the budget from the first round not yet begun; ``start`` (a file or a
+    preset) replaces round 0 in a new run."""
     from treestrap.bootstrap.budget_changes import round_budget
 
     provider = bootstrap_provider(game)
     deadline = None if options.minutes is None else time.monotonic() + options.minutes * 60
-    budget = open_run(run, budget, seed, command, provider, changes)
+    budget = open_run(run, budget, seed, command, provider, changes, start)
+    settings = json.loads((run / SETTINGS_FILE).read_text())
     while True:
         done = finished_rounds(run)
         number = len(done)
         if number > budget.rounds:
             break
         plan = round_budget(round_dir(run, number), budget.to_json(), provider.budget_from_json)
-        if number == 0:
+        if number == 0 and "start" in settings:
+            finished = start_from_file(run, settings["start"], options, provider)
+        elif number == 0:
             finished = run_round0(run, plan, seed, options, deadline, provider)
         else:
             finished = run_network_round(run, number, plan, seed, options, deadline, provider)
@@ -464,6 +504,8 @@ def write_best(run: Path, records: list[dict[str, Any]], settings: dict[str, Any
     }
     if settings.get("changes"):
         metadata["bootstrap"]["changes"] = settings["changes"]
+    if settings.get("start"):  # the run it went on from, with that run's own record
+        metadata["bootstrap"]["start"] = settings["start"]
     target = run / BEST_FILE
     write_weight_file(target, weights, {**meta, "metadata": metadata})
     return target

@@ -58,6 +58,14 @@ def write_report(run: Path, records: list[dict[str, Any]], settings: dict[str, A
         rounds_table(records),
         "",
     ]
+    if settings.get("start"):
+        start = settings["start"]
+        record = start["bootstrap"]
+        lines.append(
+            f"- round 0: started from `{start['from']}` (sha256 {start['sha256'][:16]}), round "
+            f"{record.get('round')} of `{record.get('command')}`: its CPU hours and its Elo "
+            "against that run's round 0 are where this run's begin"
+        )
     for change in settings.get("changes", []):
         values = ", ".join(f"{k}={json.dumps(v)}" for k, v in change["set"].items())
         lines.append(f"- from round {change['from_round']}: {values} (`{change['command']}`)")
@@ -78,9 +86,9 @@ def plot_curve(run: Path, records: list[dict[str, Any]]) -> None:
     best = [r["elo_vs_round0"] for r in records]
     ax.step(hours, best, where="post", color="tab:blue", label="best player")
     for r, x in zip(records, hours, strict=True):
-        if r["round"] == 0:  # the linear weights every later round is measured against
-            ax.plot(x, 0.0, marker="s", color="tab:blue")
-            ax.annotate("0", (x, 0.0), textcoords="offset points", xytext=(4, 4))
+        if r["round"] == 0:  # round 0's player (a run started --from a file: its figures)
+            ax.plot(x, best[0], marker="s", color="tab:blue")
+            ax.annotate("0", (x, best[0]), textcoords="offset points", xytext=(4, 4))
             continue
         y = best[r["round"] - 1] + r["gate_elo"] if not r["accepted"] else r["elo_vs_round0"]
         ax.errorbar(

@@ -71,6 +71,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="round 0's weights and the openings")
     p.add_argument(
+        "--from",
+        dest="start",
+        metavar="WEIGHTS",
+        help="start a new run from an earlier run's best player instead of round 0: its "
+        "RUN/best.npz or a preset made by treestrap bootstrap (chess: zero); the CPU "
+        "hours and Elo it recorded carry on, and so does its provenance chain",
+    )
+    p.add_argument(
         "--minutes", type=_minutes, help="stop after the step running when they are spent"
     )
     p.add_argument(
@@ -124,7 +132,9 @@ def run_command(args: argparse.Namespace) -> int:
     )
     try:
         changes = [parse_setting(text) for text in args.settings]
-        records = bootstrap(run, budget, args.seed, command_line(), options, args.game, changes)
+        records = bootstrap(
+            run, budget, args.seed, command_line(), options, args.game, changes, args.start
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
