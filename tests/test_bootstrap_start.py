@@ -134,3 +134,21 @@ def test_the_shipped_preset_is_a_start(tmp_path: Path) -> None:
     pipeline.open_run(tmp_path, budget, 0, "test", bootstrap_provider("chess"), start="zero")
     saved = json.loads((tmp_path / pipeline.SETTINGS_FILE).read_text())["start"]
     assert saved["from"] == "zero" and saved["sha256"] == file_sha256(tmp_path / START_FILE)
+
+
+def test_a_connect4_run_goes_on_from_the_shipped_n_tuple_preset(tmp_path: Path) -> None:
+    run = tmp_path / "c4"
+    args = ["--game", "connect4", "--out", str(run), "--from", "connect4-ntuple"]
+    assert _bootstrap(*args, "--set", "rounds=1") == 0
+    start, first = finished_rounds(run)
+    assert start["model"].startswith("ntuple") and start["cpu_seconds"] > 0
+    assert first["games"] > 0 and first["cpu_seconds"] > start["cpu_seconds"]
+    data_player = load_weights_c4(round_dir(run, 1) / "candidate.npz")["parents"][0]
+    assert data_player["sha256"] == load_weights_c4(run / START_FILE)["sha256"]
+
+
+def load_weights_c4(path: Path) -> dict[str, Any]:
+    """A Connect Four weight file's provenance record."""
+    from treestrap.games.connect4_model import load_connect4_model
+
+    return dict(load_connect4_model(path).metadata["provenance"])
