@@ -224,6 +224,34 @@ def test_measure_command_writes_its_table(
     assert len(rows) == 4 and rows[0].startswith("player,spec,depth,seconds,mean_depth,best_move")
 
 
+def test_measure_on_a_small_solved_file_gives_the_shares_a_hand_count_gives(
+    reference: list[ReferencePosition], tmp_path: Path
+) -> None:
+    """Six late reference positions, the last two with their scores altered so that the
+    perfect player's move is no longer a best move there (and in the last one no longer
+    keeps the result): by hand, 4 of 6 best moves and 5 of 6 results kept."""
+    won = [r for r in _late(reference, 20) if 0 < r.best < 20][:6]
+    lines = [[r.moves, *r.scores] for r in won]
+    for line, altered in ((lines[4], "slower"), (lines[5], "lost")):
+        scores = line[1:]
+        best = max(scores)
+        other = next(k for k, s in enumerate(scores) if -1000 < s < best)
+        for k, score in enumerate(scores):
+            if score == best:  # every truly best column, whichever the player picks
+                scores[k] = best if altered == "slower" else -best
+        scores[other] = best + 1 if altered == "slower" else best
+        line[1:] = scores
+    path = tmp_path / "small.txt"
+    path.write_text("".join(" ".join(map(str, line)) + "\n" for line in lines))
+    argv = ["measure", "--game", "connect4", "perfect", "--positions", str(path)]
+    assert (
+        run_cli([*argv, "--games", "0", "--no-references", "--out", str(tmp_path), "--quiet"]) == 0
+    )
+    measured = json.loads((tmp_path / "measure.json").read_text(encoding="utf-8"))["players"][0]
+    assert (measured["best_move"]["hits"], measured["best_move"]["total"]) == (4, 6)
+    assert (measured["keeps_result"]["hits"], measured["keeps_result"]["total"]) == (5, 6)
+
+
 # ------------------------------------------------------------------ tournaments
 
 
