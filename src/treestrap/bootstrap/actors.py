@@ -3,13 +3,19 @@
 Each chunk is independent (its games are numbered, its openings seeded by them), so
 the chunks not yet on disk are handed out as tasks: to this process for one actor, to
 a pool of processes for ``--actors N``, or to Ray tasks for ``--backend ray``. A chunk
-lands as one renamed file, whatever ran it, so a kill loses only chunks in flight.
+lands as one renamed file, whatever ran it, so a kill loses only chunks in flight:
+their temporaries are removed when the round is played again, and worker processes die
+with the run's process, however it was stopped.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +26,10 @@ from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
 #: ``(player, settings, data_dir, index)``: one chunk played (or read back), a game's
 #: module-level function (:attr:`~treestrap.bootstrap.provider.BootstrapProvider.play_chunk`)
 ChunkPlayer = Callable[[Path, Any, Path, int], ChunkSummary]
+
+
+#: Linux's ``prctl`` option that sends the caller a signal when its parent dies
+_PR_SET_PDEATHSIG = 1
 
 
 def missing_chunks(settings: Any, data_dir: Path) -> list[int]:
@@ -51,6 +61,7 @@ def play_round(
     play_chunk = play
 
     data_dir.mkdir(parents=True, exist_ok=True)
+    remove_chunk_temporaries(data_dir)
     todo = missing_chunks(settings, data_dir)
     bar = tqdm(
         total=settings.chunks(),
@@ -83,6 +94,34 @@ def play_round(
     ]
 
 
+def remove_chunk_temporaries(data_dir: Path) -> None:
+    """Delete the half-written chunks a killed round left (``chunk-NNNN.tspos.PID.tmp``);
+    a round is played by one run at a time, so nothing else writes them."""
+    for stray in data_dir.glob("chunk-*.tmp"):
+        stray.unlink(missing_ok=True)
+
+
+def die_with_parent(parent: int) -> None:
+    """A worker's initializer: on Linux, ask for SIGTERM when the parent process dies,
+    so a run stopped by SIGTERM or SIGKILL (which skip its clean-up) leaves no worker
+    playing on; elsewhere nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+def worker_pool(actors: int) -> concurrent.futures.ProcessPoolExecutor:
+    """``actors`` fresh worker processes that die with this one."""
+    # spawn: the parent may hold torch's threads, which a forked child must not inherit
+    context = multiprocessing.get_context("spawn")
+    return concurrent.futures.ProcessPoolExecutor(
+        actors, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+
+
 def _play_pool(
     play_chunk: ChunkPlayer,
     player: Path,
@@ -93,9 +132,10 @@ def _play_pool(
     done: Callable[[], object],
     late: Callable[[], bool],
 ) -> None:
-    # spawn: the parent may hold torch's threads, which a forked child must not inherit
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(actors, mp_context=context) as pool:
+    from treestrap.play.gamepool import stop_workers
+
+    pool = worker_pool(actors)
+    try:
         pending = set()
         queue = list(todo)
         while queue or pending:
@@ -109,6 +149,13 @@ def _play_pool(
             for future in finished:
                 future.result()  # a worker's error stops the round with its traceback
                 done()
+    except BaseException:
+        # An interrupt or a worker's error: the chunks in flight are lost anyway, and
+        # leaving the pool normally would wait for them to finish.
+        stop_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _play_ray(

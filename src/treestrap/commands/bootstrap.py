@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments
+from treestrap.commands.interrupts import terminate_as_interrupt
 from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
 #: The budgets by name (each game's provider holds their settings; the n-tuple ones are
@@ -132,9 +133,10 @@ def run_command(args: argparse.Namespace) -> int:
     )
     try:
         changes = [parse_setting(text) for text in args.settings]
-        records = bootstrap(
-            run, budget, args.seed, command_line(), options, args.game, changes, args.start
-        )
+        with terminate_as_interrupt():  # a kill stops the actors too, as Ctrl-C does
+            records = bootstrap(
+                run, budget, args.seed, command_line(), options, args.game, changes, args.start
+            )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

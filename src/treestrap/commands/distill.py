@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import signal
 import sys
 import time
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least, number
+from treestrap.commands.interrupts import terminate_as_interrupt
 from treestrap.distill.game_sources import FILTER_HELP
 
 
@@ -123,10 +123,6 @@ def _label_shard(
     label_positions(epds, out, depth, teacher, shard=k, shards=n, chunk=chunk)
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def run_label(args: argparse.Namespace) -> int:
     import multiprocessing
 
@@ -159,7 +155,6 @@ def run_label(args: argparse.Namespace) -> int:
     chunk = int(distill_labels.label_settings(args.out).get("chunk", distill_labels.CHUNK))
     total = distill_labels.chunk_count(len(epds), chunk)
     # A kill stops the workers too, as Ctrl-C does: they would otherwise run on alone.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     context = multiprocessing.get_context("spawn")
     jobs = [
         context.Process(
@@ -169,22 +164,21 @@ def run_label(args: argparse.Namespace) -> int:
         for k in range(args.jobs)
     ]
     bar = tqdm(total=total, unit="chunk", disable=args.no_progress)
-    try:
-        print(f"{len(epds)} positions in {total} chunks of {chunk}", flush=True)
-        for job in jobs:
-            job.start()
-        while any(job.is_alive() for job in jobs):
-            bar.update(distill_labels.labelled_chunks(args.out) - bar.n)
-            time.sleep(1.0)
-    except KeyboardInterrupt:
-        for job in jobs:
-            if job.is_alive():
-                job.terminate()
-        bar.close()
-        print("interrupted: run the same command again to resume", file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with terminate_as_interrupt():
+        try:
+            print(f"{len(epds)} positions in {total} chunks of {chunk}", flush=True)
+            for job in jobs:
+                job.start()
+            while any(job.is_alive() for job in jobs):
+                bar.update(distill_labels.labelled_chunks(args.out) - bar.n)
+                time.sleep(1.0)
+        except KeyboardInterrupt:
+            for job in jobs:
+                if job.is_alive():
+                    job.terminate()
+            bar.close()
+            print("interrupted: run the same command again to resume", file=sys.stderr)
+            return 130
     bar.update(distill_labels.labelled_chunks(args.out) - bar.n)
     bar.close()
     if any(job.exitcode != 0 for job in jobs):

@@ -70,14 +70,15 @@ def run_games(
         except BaseException:
             # Leaving on an error (``on_done`` found the disk full): the games in flight
             # are lost anyway, and the interpreter would wait for them before exiting.
-            _stop_workers(pool)
+            stop_workers(pool)
             raise
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
     return sorted(given_up)
 
 
-def _stop_workers(pool: futures.ProcessPoolExecutor) -> None:
+def stop_workers(pool: futures.ProcessPoolExecutor) -> None:
+    """End a pool's worker processes now, whatever they are doing."""
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
     if terminate is not None:
         terminate()

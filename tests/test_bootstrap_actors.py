@@ -1,0 +1,123 @@
+"""The self-play actors stop with their run: a run stopped by SIGTERM (handled as
+Ctrl-C) or by SIGKILL leaves no worker process playing on, and a round played again
+drops the half-written chunks a kill left."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from treestrap.bootstrap.actors import remove_chunk_temporaries
+
+# The slow chunk player lives in a module of its own, so the spawned workers can import
+# it: each writes its pid to a file and then plays for a minute.
+SLOW_PLAYER = """
+import os, time
+from pathlib import Path
+
+class Settings:
+    chunk = 1
+
+    def chunks(self):
+        return 4
+
+
+def play(player, settings, data_dir, index):
+    Path(data_dir, f"worker-{os.getpid()}").write_text("")
+    time.sleep(60)
+"""
+
+# The run's process: two actors under the SIGTERM handling of `treestrap bootstrap`.
+RUN = """
+import sys
+from pathlib import Path
+import slow_player
+from treestrap.bootstrap.actors import play_round
+from treestrap.commands.interrupts import terminate_as_interrupt
+
+if __name__ == "__main__":  # the spawned workers import this file too
+    try:
+        with terminate_as_interrupt():
+            play_round(Path("p"), slow_player.Settings(), Path(sys.argv[1]), actors=2,
+                       progress=False, play=slow_player.play)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+"""
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="workers die with their parent on Linux"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def _start_run(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    (tmp_path / "slow_player.py").write_text(textwrap.dedent(SLOW_PLAYER))
+    (tmp_path / "run.py").write_text(textwrap.dedent(RUN))
+    data = tmp_path / "data"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    run = subprocess.Popen(
+        [sys.executable, str(tmp_path / "run.py"), str(data)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(list(data.glob("worker-*"))) < 2:
+        assert time.monotonic() < deadline, "the actors did not start"
+        assert run.poll() is None, "the run ended before its actors started"
+        time.sleep(0.2)
+    pids = [int(path.name.split("-")[1]) for path in data.glob("worker-*")]
+    return run, pids
+
+
+def _gone_within(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(_alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@linux_only
+def test_sigterm_interrupts_the_run_and_stops_its_actors(tmp_path: Path) -> None:
+    run, workers = _start_run(tmp_path)
+    run.send_signal(signal.SIGTERM)
+    out, _ = run.communicate(timeout=30)
+    assert run.returncode == 130 and "interrupted" in out
+    assert _gone_within(workers, 10), "an actor outlived its interrupted run"
+
+
+@linux_only
+def test_sigkill_of_the_run_takes_its_actors_with_it(tmp_path: Path) -> None:
+    run, workers = _start_run(tmp_path)
+    run.kill()
+    run.wait(timeout=30)
+    assert _gone_within(workers, 10), "an actor outlived its killed run"
+
+
+def test_a_round_played_again_drops_the_chunks_a_kill_left_half_written(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "chunk-0000.tspos").write_bytes(b"done")
+    (tmp_path / "chunk-0000.json").write_text("{}")
+    (tmp_path / "chunk-0001.tspos.4242.tmp").write_bytes(b"half")
+    (tmp_path / "chunk-0002.tspos.17.tmp").write_bytes(b"half")
+    remove_chunk_temporaries(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chunk-0000.json", "chunk-0000.tspos"]
