@@ -11,25 +11,19 @@ with the run's process, however it was stopped.
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.chunks import ChunkSummary, chunk_path
+from treestrap.play.gamepool import die_with_parent, stop_workers
 
 #: ``(player, settings, data_dir, index)``: one chunk played (or read back), a game's
 #: module-level function (:attr:`~treestrap.bootstrap.provider.BootstrapProvider.play_chunk`)
 ChunkPlayer = Callable[[Path, Any, Path, int], ChunkSummary]
-
-
-#: Linux's ``prctl`` option that sends the caller a signal when its parent dies
-_PR_SET_PDEATHSIG = 1
 
 
 def missing_chunks(settings: Any, data_dir: Path) -> list[int]:
@@ -101,18 +95,6 @@ def remove_chunk_temporaries(data_dir: Path) -> None:
         stray.unlink(missing_ok=True)
 
 
-def die_with_parent(parent: int) -> None:
-    """A worker's initializer: on Linux, ask for SIGTERM when the parent process dies,
-    so a run stopped by SIGTERM or SIGKILL (which skip its clean-up) leaves no worker
-    playing on; elsewhere nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # the parent died before the request was made
-        os._exit(1)
-
-
 def worker_pool(actors: int) -> concurrent.futures.ProcessPoolExecutor:
     """``actors`` fresh worker processes that die with this one."""
     # spawn: the parent may hold torch's threads, which a forked child must not inherit
@@ -132,8 +114,6 @@ def _play_pool(
     done: Callable[[], object],
     late: Callable[[], bool],
 ) -> None:
-    from treestrap.play.gamepool import stop_workers
-
     pool = worker_pool(actors)
     try:
         pending = set()

@@ -10,6 +10,7 @@ See :mod:`treestrap.distill`.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -116,9 +117,12 @@ def add_parser(sub: Any) -> None:
 
 
 def _label_shard(
-    out: str, epds: list[str], depth: int, teacher: str, k: int, n: int, chunk: int
+    out: str, epds: list[str], depth: int, teacher: str, k: int, n: int, chunk: int, parent: int
 ) -> None:
     from treestrap.distill.labels import label_positions
+    from treestrap.play.gamepool import die_with_parent
+
+    die_with_parent(parent)  # a SIGKILL of the command skips its clean-up
 
     label_positions(epds, out, depth, teacher, shard=k, shards=n, chunk=chunk)
 
@@ -159,7 +163,7 @@ def run_label(args: argparse.Namespace) -> int:
     jobs = [
         context.Process(
             target=_label_shard,
-            args=(args.out, epds, args.depth, args.teacher, k, args.jobs, chunk),
+            args=(args.out, epds, args.depth, args.teacher, k, args.jobs, chunk, os.getpid()),
         )
         for k in range(args.jobs)
     ]

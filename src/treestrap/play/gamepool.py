@@ -18,12 +18,19 @@ from __future__ import annotations
 import bisect
 import concurrent.futures as futures
 import contextlib
+import ctypes
+import os
+import signal
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from contextvars import ContextVar
 
 from treestrap.play.errors import MAX_ATTEMPTS, PlayerFailed
 from treestrap.play.game import GameRecord, GameSetup, play_game
+
+#: Linux's ``prctl`` option that sends the caller a signal when its parent dies
+_PR_SET_PDEATHSIG = 1
 
 
 def run_games(
@@ -41,7 +48,9 @@ def run_games(
         running: dict[futures.Future[GameRecord], int] = {}
         # The platform's default start method; where that is "spawn" or "forkserver",
         # a calling script needs the usual ``if __name__ == "__main__":`` guard.
-        pool = futures.ProcessPoolExecutor(max_workers=max(1, workers))
+        pool = futures.ProcessPoolExecutor(
+            max_workers=max(1, workers), initializer=die_with_parent, initargs=(os.getpid(),)
+        )
         try:
             while waiting or running:
                 while waiting and len(running) < max(1, workers):
@@ -75,6 +84,18 @@ def run_games(
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
     return sorted(given_up)
+
+
+def die_with_parent(parent: int) -> None:
+    """A worker's initializer: on Linux, ask for SIGTERM when the parent process dies,
+    so a run stopped by SIGTERM or SIGKILL (which skip its clean-up) leaves no worker
+    playing on; elsewhere nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
 
 
 def stop_workers(pool: futures.ProcessPoolExecutor) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import concurrent.futures as futures
 import multiprocessing
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from treestrap.play.gamepool import die_with_parent
 from treestrap.training.config import TrainConfig
 
 
@@ -22,15 +24,17 @@ def train_run(config: TrainConfig, run: Path) -> int:
 
 def spawn_pool(workers: int) -> futures.ProcessPoolExecutor:
     """Worker processes that start clean (torch's thread pools do not survive a fork),
-    one torch thread each (2 cores, 2 workers)."""
+    one torch thread each (2 cores, 2 workers), and end with this one."""
     return futures.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_one_thread,
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
     )
 
 
-def _one_thread() -> None:
+def _start_worker(parent: int) -> None:
+    die_with_parent(parent)
     import torch
 
     torch.set_num_threads(1)
@@ -96,7 +100,9 @@ def train_runs(
             )
         bar.close()
         return runs
-    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
+    with futures.ProcessPoolExecutor(
+        max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         # The slowest run first (TreeStrap(minimax)'s full trees), so that the others
         # share the second worker meanwhile.
         order = sorted(zip(configs, runs, strict=True), key=lambda nr: nr[0] != slowest)

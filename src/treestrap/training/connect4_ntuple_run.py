@@ -25,6 +25,7 @@ from __future__ import annotations
 import concurrent.futures as futures
 import json
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -39,6 +40,7 @@ from treestrap.games.connect4_ntuple import (
     parse_ntuple_spec,
     random_connect4_ntuple,
 )
+from treestrap.play.gamepool import die_with_parent
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "weights.npz"
@@ -390,7 +392,12 @@ def _train_members(
     if workers > 1 and len(todo) > 1:
         # Fresh processes: a fork would copy whatever threads this one has started.
         context = multiprocessing.get_context("spawn")
-        with futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with futures.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             pending = {
                 pool.submit(_train_member, folder, member, left()) for member, folder in todo
             }

@@ -1,5 +1,6 @@
-"""The self-play actors stop with their run: a run stopped by SIGTERM (handled as
-Ctrl-C) or by SIGKILL leaves no worker process playing on, and a round played again
+"""Worker processes stop with the process that started them: a bootstrap run stopped by
+SIGTERM (handled as Ctrl-C) or by SIGKILL leaves no self-play actor playing on, and
+neither does a killed tournament or reproduction with its pools; a round played again
 drops the half-written chunks a kill left."""
 
 from __future__ import annotations
@@ -65,10 +66,44 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _start_run(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+# A tournament's pool (the platform's start method) whose two games each write the
+# worker's pid and then last a minute.
+TOURNAMENT = """
+import os, sys, time
+from pathlib import Path
+import treestrap.play.gamepool as gamepool
+
+def slow_game(folder):
+    Path(folder, f"worker-{os.getpid()}").write_text("")
+    time.sleep(60)
+
+if __name__ == "__main__":
+    gamepool.play_game = slow_game  # what the pool's workers are handed
+    gamepool.run_games({0: sys.argv[1], 1: sys.argv[1]}, 2, on_done=print)
+"""
+
+# The reproductions' training pool (spawned, one torch thread each).
+TRAINING = """
+import os, sys, time
+from pathlib import Path
+from treestrap.reproduce.workers import spawn_pool
+
+if __name__ == "__main__":
+    pool = spawn_pool(2)
+    for pid in {pool.submit(os.getpid).result() for _ in range(8)}:
+        Path(sys.argv[1], f"worker-{pid}").write_text("")
+    pool.submit(time.sleep, 60)
+    time.sleep(60)
+"""
+
+
+def _start_run(
+    tmp_path: Path, script: str = RUN, workers: int = 2
+) -> tuple[subprocess.Popen[str], list[int]]:
     (tmp_path / "slow_player.py").write_text(textwrap.dedent(SLOW_PLAYER))
-    (tmp_path / "run.py").write_text(textwrap.dedent(RUN))
+    (tmp_path / "run.py").write_text(textwrap.dedent(script))
     data = tmp_path / "data"
+    data.mkdir()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     run = subprocess.Popen(
         [sys.executable, str(tmp_path / "run.py"), str(data)],
@@ -78,7 +113,7 @@ def _start_run(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
         text=True,
     )
     deadline = time.monotonic() + 120
-    while len(list(data.glob("worker-*"))) < 2:
+    while len(list(data.glob("worker-*"))) < workers:
         assert time.monotonic() < deadline, "the actors did not start"
         assert run.poll() is None, "the run ended before its actors started"
         time.sleep(0.2)
@@ -110,6 +145,22 @@ def test_sigkill_of_the_run_takes_its_actors_with_it(tmp_path: Path) -> None:
     run.kill()
     run.wait(timeout=30)
     assert _gone_within(workers, 10), "an actor outlived its killed run"
+
+
+@linux_only
+def test_a_killed_tournament_takes_its_game_workers_with_it(tmp_path: Path) -> None:
+    run, workers = _start_run(tmp_path, TOURNAMENT)
+    run.kill()
+    run.wait(timeout=30)
+    assert _gone_within(workers, 10), "a game worker outlived its killed tournament"
+
+
+@linux_only
+def test_a_killed_reproduction_takes_its_training_workers_with_it(tmp_path: Path) -> None:
+    run, workers = _start_run(tmp_path, TRAINING, workers=1)
+    run.kill()
+    run.wait(timeout=30)
+    assert _gone_within(workers, 10), "a training worker outlived its killed run"
 
 
 def test_a_round_played_again_drops_the_chunks_a_kill_left_half_written(
