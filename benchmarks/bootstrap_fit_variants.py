@@ -3,11 +3,15 @@ against the run's best player.
 
     python benchmarks/bootstrap_fit_variants.py runs/zero --round 4 base buckets=8 \
         activation=screlu width=512 --out runs/fit-variants [--gate NAME ...]
+    python benchmarks/bootstrap_fit_variants.py runs/zero-on --round 3 chunks=45 \
+        chunks=90 chunks=180 base --out runs/fit-data        # a learning curve
 
 Each variant is the run's fit plan (``RUN/bootstrap.json``) with the settings given
 (``key=value`` pairs joined by commas; ``base`` changes nothing), fitted fresh to the
 data round ``--round``'s fit reads (its chunks and those of the rounds before it, the
 round's last chunk held out), so the variants see the same positions in the same order.
+``chunks=K`` fits to the last K of those training chunks only (the newest, nearest the
+held-out one), which draws a learning curve: held-out error against positions.
 Printed: a table of held-out loss, held-out RMS centipawns and CPU seconds, each
 network saved as ``OUT/NAME.npz``. ``--gate NAME`` then plays that variant against the
 run's best player by the run's gate (a pentanomial SPRT at the budget's clock; games in
@@ -27,22 +31,34 @@ from treestrap.bootstrap.budgets import Budget
 from treestrap.bootstrap.gate import run_gate
 from treestrap.bootstrap.pipeline import SETTINGS_FILE, best_player, round_data_files
 from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
+from treestrap.distill.position_file import record_count
 
 FIT_FIELDS = {f.name for f in dataclasses.fields(PerspectiveFitSettings)}
 
 
-def variant_settings(base: PerspectiveFitSettings, text: str) -> PerspectiveFitSettings:
-    """``base`` with the ``key=value`` settings of ``text`` (``base``: none)."""
+def variant_settings(
+    base: PerspectiveFitSettings, text: str
+) -> tuple[PerspectiveFitSettings, int | None]:
+    """``base`` with the ``key=value`` settings of ``text`` (``base``: none), and the
+    number of training chunks it keeps (``chunks=K``; None: all)."""
     if text == "base":
-        return base
+        return base, None
     changes: dict[str, object] = {}
+    chunks: int | None = None
     for pair in text.split(","):
         key, _, value = pair.partition("=")
+        if key == "chunks" and value.isdigit() and int(value) > 0:
+            chunks = int(value)
+            continue
         if key not in FIT_FIELDS or not value:
-            raise SystemExit(f"error: {pair!r}: not KEY=VALUE of {sorted(FIT_FIELDS)}")
+            raise SystemExit(f"error: {pair!r}: not KEY=VALUE of {sorted(FIT_FIELDS | {'chunks'})}")
         kind = type(getattr(base, key))
         changes[key] = kind(value)
-    return dataclasses.replace(base, **changes)
+    return dataclasses.replace(base, **changes), chunks
+
+
+def positions(files: list[Path]) -> int:
+    return sum(record_count(path) for path in files)
 
 
 def main() -> None:
@@ -59,17 +75,21 @@ def main() -> None:
     train, held_out = round_data_files(args.run, args.round, budget)
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"{len(train)} training files, held out {held_out[0].name} of round {args.round}")
-    print("| variant | held-out loss | held-out RMS (cp) | CPU seconds |")
-    print("|---|---|---|---|")
-    for text in args.variants:
-        settings = variant_settings(base, text)
+    variants = {text: variant_settings(base, text) for text in args.variants}  # errors first
+    print("| variant | training positions | held-out loss | held-out RMS (cp) | CPU seconds |")
+    print("|---|---|---|---|---|")
+    for text, (settings, chunks) in variants.items():
+        files = train if chunks is None else train[-chunks:]
         cpu = time.process_time()
-        model, reports = fit_perspective(train, held_out, settings)
+        model, reports = fit_perspective(files, held_out, settings)
         last = reports[-1]
         model.metadata = {"fit": {"settings": dataclasses.asdict(settings), "variant": text}}
         model.save(args.out / f"{text}.npz")
         seconds = time.process_time() - cpu
-        print(f"| {text} | {last.held_out_loss:.4f} | {last.held_out_cp:.1f} | {seconds:.0f} |")
+        print(
+            f"| {text} | {positions(files):,} | {last.held_out_loss:.4f} "
+            f"| {last.held_out_cp:.1f} | {seconds:.0f} |"
+        )
     best = best_player(args.run)
     for text in args.gate:
         result = run_gate(args.out / f"{text}.npz", best, args.out / f"gate-{text}", budget.gate)
