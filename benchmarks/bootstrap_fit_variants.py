@@ -3,13 +3,14 @@ against the run's best player.
 
     python benchmarks/bootstrap_fit_variants.py runs/zero --round 4 base buckets=8 \
         activation=screlu width=512 --out runs/fit-variants [--gate NAME ...]
-    python benchmarks/bootstrap_fit_variants.py runs/zero-on --round 3 chunks=45 \
-        chunks=90 chunks=180 base --out runs/fit-data        # a learning curve
+    python benchmarks/bootstrap_fit_variants.py runs/zero-on --round 3 --held-out 10 \
+        chunks=44 chunks=88 chunks=175 base --out runs/fit-data   # a learning curve
 
 Each variant is the run's fit plan (``RUN/bootstrap.json``) with the settings given
 (``key=value`` pairs joined by commas; ``base`` changes nothing), fitted fresh to the
 data round ``--round``'s fit reads (its chunks and those of the rounds before it, the
-round's last chunk held out), so the variants see the same positions in the same order.
+round's last chunk held out, or its last K with ``--held-out K``), so the variants see
+the same positions in the same order.
 ``chunks=K`` fits to the last K of those training chunks only (the newest, nearest the
 held-out one), which draws a learning curve: held-out error against positions.
 Printed: a table of held-out loss, held-out RMS centipawns and CPU seconds, each
@@ -68,13 +69,29 @@ def main() -> None:
     ap.add_argument("--round", type=int, required=True, help="the round whose fit data is used")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--gate", action="append", default=[], help="gate this variant (repeat)")
+    ap.add_argument(
+        "--held-out",
+        type=int,
+        default=1,
+        metavar="K",
+        help="hold out the round's last K chunks, not only its last (one chunk is about "
+        "50 games: a larger set steadies a learning curve)",
+    )
     args = ap.parse_args()
+    if args.held_out < 1:
+        raise SystemExit("error: --held-out: at least 1")
 
     budget = Budget.from_json(json.loads((args.run / SETTINGS_FILE).read_text())["budget"])
     base = budget.fit.settings()
     train, held_out = round_data_files(args.run, args.round, budget)
+    # the run's own held-out chunk is the last training file's successor
+    held_out = train[len(train) - args.held_out + 1 :] + held_out
+    train = train[: len(train) - args.held_out + 1]
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"{len(train)} training files, held out {held_out[0].name} of round {args.round}")
+    print(
+        f"{len(train)} training files ({positions(train):,} positions), held out the last "
+        f"{len(held_out)} chunks of round {args.round} ({positions(held_out):,} positions)"
+    )
     variants = {text: variant_settings(base, text) for text in args.variants}  # errors first
     print("| variant | training positions | held-out loss | held-out RMS (cp) | CPU seconds |")
     print("|---|---|---|---|---|")
