@@ -89,7 +89,9 @@ def run_games(
 def die_with_parent(parent: int) -> None:
     """A worker's initializer: on Linux, ask for SIGTERM when the parent process dies,
     so a run stopped by SIGTERM or SIGKILL (which skip its clean-up) leaves no worker
-    playing on; elsewhere nothing."""
+    playing on; elsewhere nothing. The kernel ties the request to the thread that
+    started the worker, so pools using it are started from a thread that lives as long
+    as they do (every caller here: the main thread)."""
     if not sys.platform.startswith("linux"):
         return
     libc = ctypes.CDLL(None, use_errno=True)
