@@ -140,27 +140,18 @@ def test_sigterm_interrupts_the_run_and_stops_its_actors(tmp_path: Path) -> None
 
 
 @linux_only
-def test_sigkill_of_the_run_takes_its_actors_with_it(tmp_path: Path) -> None:
-    run, workers = _start_run(tmp_path)
+@pytest.mark.parametrize(
+    ("script", "workers"),
+    [(RUN, 2), (TOURNAMENT, 2), (TRAINING, 1)],
+    ids=["bootstrap actors", "tournament game workers", "reproduction training workers"],
+)
+def test_a_killed_process_takes_its_workers_with_it(
+    tmp_path: Path, script: str, workers: int
+) -> None:
+    run, pids = _start_run(tmp_path, script, workers)
     run.kill()
     run.wait(timeout=30)
-    assert _gone_within(workers, 10), "an actor outlived its killed run"
-
-
-@linux_only
-def test_a_killed_tournament_takes_its_game_workers_with_it(tmp_path: Path) -> None:
-    run, workers = _start_run(tmp_path, TOURNAMENT)
-    run.kill()
-    run.wait(timeout=30)
-    assert _gone_within(workers, 10), "a game worker outlived its killed tournament"
-
-
-@linux_only
-def test_a_killed_reproduction_takes_its_training_workers_with_it(tmp_path: Path) -> None:
-    run, workers = _start_run(tmp_path, TRAINING, workers=1)
-    run.kill()
-    run.wait(timeout=30)
-    assert _gone_within(workers, 10), "a training worker outlived its killed run"
+    assert _gone_within(pids, 10), "a worker outlived the process it was started by, killed"
 
 
 def test_a_round_played_again_drops_the_chunks_a_kill_left_half_written(
