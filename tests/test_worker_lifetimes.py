@@ -1,7 +1,7 @@
 """Worker processes stop with the process that started them: a bootstrap run stopped by
 SIGTERM (handled as Ctrl-C) or by SIGKILL leaves no self-play actor playing on, and
-neither does a killed tournament or reproduction with its pools; a round played again
-drops the half-written chunks a kill left."""
+neither does a killed tournament, reproduction or dataset build with its pools; a round
+played again drops the half-written chunks a kill left."""
 
 from __future__ import annotations
 
@@ -97,6 +97,22 @@ if __name__ == "__main__":
 """
 
 
+# The supervised datasets' pool (`dataset build` and `dataset generate`): two tasks
+# that each write the worker's pid and then last a minute.
+DATASET = """
+import os, sys, time
+from pathlib import Path
+from treestrap.supervised.dataset.parallel import run_parallel
+
+def slow_task(folder):
+    Path(folder, f"worker-{os.getpid()}").write_text("")
+    time.sleep(60)
+
+if __name__ == "__main__":
+    list(run_parallel(slow_task, [sys.argv[1], sys.argv[1]], 2))
+"""
+
+
 def _start_run(
     tmp_path: Path, script: str = RUN, workers: int = 2
 ) -> tuple[subprocess.Popen[str], list[int]]:
@@ -142,8 +158,13 @@ def test_sigterm_interrupts_the_run_and_stops_its_actors(tmp_path: Path) -> None
 @linux_only
 @pytest.mark.parametrize(
     ("script", "workers"),
-    [(RUN, 2), (TOURNAMENT, 2), (TRAINING, 1)],
-    ids=["bootstrap actors", "tournament game workers", "reproduction training workers"],
+    [(RUN, 2), (TOURNAMENT, 2), (TRAINING, 1), (DATASET, 2)],
+    ids=[
+        "bootstrap actors",
+        "tournament game workers",
+        "reproduction training workers",
+        "dataset workers",
+    ],
 )
 def test_a_killed_process_takes_its_workers_with_it(
     tmp_path: Path, script: str, workers: int

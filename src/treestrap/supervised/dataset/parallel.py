@@ -4,7 +4,8 @@
 drains it), holding every game text of a large collection in memory; here at most
 ``2 * jobs`` tasks wait at a time. Workers ignore Ctrl-C so that only the main process
 sees it: it terminates the pool (and the Stockfish processes of the workers, whose
-input closes) and re-raises, leaving finished chunks on disk for a resume.
+input closes) and re-raises, leaving finished chunks on disk for a resume. On Linux a
+worker also ends when the main process is killed outright.
 With one job everything runs in the calling process, which is also what tests use.
 """
 
@@ -12,17 +13,21 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
+import os
 import queue
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from treestrap.play.gamepool import die_with_parent
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _quiet_worker(at_exit: Callable[[], None] | None) -> None:
+def _quiet_worker(at_exit: Callable[[], None] | None, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)  # a SIGKILL of the command skips the pool's clean-up
     if at_exit is not None:  # e.g. quit the worker's engine when the pool closes
         multiprocessing.util.Finalize(None, at_exit, exitpriority=10)
 
@@ -40,7 +45,7 @@ def run_parallel(
         yield from (func(task) for task in tasks)
         return
     done: queue.Queue[tuple[bool, Any]] = queue.Queue()
-    pool = multiprocessing.Pool(jobs, initializer=_quiet_worker, initargs=(at_exit,))
+    pool = multiprocessing.Pool(jobs, initializer=_quiet_worker, initargs=(at_exit, os.getpid()))
     in_flight = 0
     try:
         for task in tasks:
