@@ -1,7 +1,8 @@
 """Worker processes stop with the process that started them: a bootstrap run stopped by
 SIGTERM (handled as Ctrl-C) or by SIGKILL leaves no self-play actor playing on, and
-neither does a killed tournament, reproduction or dataset build with its pools; a round
-played again drops the half-written chunks a kill left."""
+neither does a killed tournament, reproduction or dataset build with its pools; a pool
+stopped inside that SIGTERM handling ends without a traceback; a round played again
+drops the half-written chunks a kill left."""
 
 from __future__ import annotations
 
@@ -173,6 +174,40 @@ def test_a_killed_process_takes_its_workers_with_it(
     run.kill()
     run.wait(timeout=30)
     assert _gone_within(pids, 10), "a worker outlived the process it was started by, killed"
+
+
+# A pool forked inside the SIGTERM handling of `treestrap bootstrap`, its worker idle,
+# stopped the way a gate decided early stops its games.
+STOPPED_POOL = """
+import os, time
+from concurrent import futures
+from treestrap.commands.interrupts import terminate_as_interrupt
+from treestrap.play.gamepool import die_with_parent, stop_workers
+
+if __name__ == "__main__":
+    with terminate_as_interrupt():
+        pool = futures.ProcessPoolExecutor(1, initializer=die_with_parent,
+                                           initargs=(os.getpid(),))
+        pool.submit(os.getpid).result()  # the worker now waits for its next game
+        time.sleep(0.5)
+        stop_workers(pool)
+        pool.shutdown(wait=False, cancel_futures=True)
+    print("stopped", flush=True)
+"""
+
+
+def test_a_pool_stopped_inside_the_sigterm_handling_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / "run.py").write_text(textwrap.dedent(STOPPED_POOL))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "run.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "stopped" in done.stdout
+    assert "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_round_played_again_drops_the_chunks_a_kill_left_half_written(

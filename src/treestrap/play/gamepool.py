@@ -89,9 +89,12 @@ def run_games(
 def die_with_parent(parent: int) -> None:
     """A worker's initializer: on Linux, ask for SIGTERM when the parent process dies,
     so a run stopped by SIGTERM or SIGKILL (which skip its clean-up) leaves no worker
-    playing on; elsewhere nothing. The kernel ties the request to the thread that
-    started the worker, so pools using it are started from a thread that lives as long
-    as they do (every caller here: the main thread)."""
+    playing on. The kernel ties the request to the thread that started the worker, so
+    pools using it are started from a thread that lives as long as they do (every caller
+    here: the main thread). On every platform SIGTERM gets its default action back: a
+    worker forked inside ``terminate_as_interrupt`` would otherwise take it as Ctrl-C
+    and print a traceback each time its pool is stopped (a gate decided early)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not sys.platform.startswith("linux"):
         return
     libc = ctypes.CDLL(None, use_errno=True)
