@@ -223,7 +223,7 @@ def first_legal(board: chess.Board) -> Reply:
 def stand_in_game(monkeypatch: pytest.MonkeyPatch, black_choose: Choice | None) -> GameRecord:
     players = {"w": first_legal, "b": black_choose}
 
-    def fake_open(spec: PlayerSpec, tc: TimeControl, slot: int = 0) -> StandIn:
+    def fake_open(spec: PlayerSpec, tc: TimeControl, slot: int = 0, **_: object) -> StandIn:
         choose = players[spec.name]
         if choose is None:
             raise OSError("no such engine")

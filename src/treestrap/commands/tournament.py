@@ -49,6 +49,20 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _player_tc(text: str) -> tuple[str, str]:
+    """``NAME=TC``: one player's own time control."""
+    from treestrap.play.timecontrol import parse_time_control
+
+    name, sep, tc = text.partition("=")
+    if not sep or not name or not tc:
+        raise argparse.ArgumentTypeError(f"expected NAME=TC, got {text!r}")
+    try:
+        parse_time_control(tc)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, tc
+
+
 def add_parser(sub: Any) -> None:
     """Add ``tournament`` to the ``treestrap`` subcommands."""
     t = sub.add_parser(
@@ -73,6 +87,15 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--games-per-pair", type=_count, default=2, metavar="N", help="even (default 2)")
     t.add_argument(
         "--tc", default="depth=3", help="BASE+INC seconds, depth=N or nodes=N (default depth=3)"
+    )
+    t.add_argument(
+        "--player-tc",
+        type=_player_tc,
+        action="append",
+        default=[],
+        metavar="NAME=TC",
+        help="time odds: the player named NAME plays at TC, of the kind of --tc, the others "
+        "at --tc (repeatable; e.g. --player-tc zero=20+0.2)",
     )
     t.add_argument("--openings", metavar="FILE", help=".pgn/.tsv/.epd/.bin (default: built-in)")
     t.add_argument(
@@ -135,8 +158,8 @@ def _config(args: argparse.Namespace) -> Any:
     from treestrap.play.tournament import TournamentConfig, load_config
 
     if args.resume:
-        if args.out or args.sprt:
-            raise ValueError("--resume takes no --out and no --sprt: the run dir has them")
+        if args.out or args.sprt or args.player_tc:
+            raise ValueError("--resume takes no --out, --sprt or --player-tc: the run dir has them")
         config = load_config(args.resume)
         _check_players(config.players, args, parse_players)
         if args.workers:
@@ -166,6 +189,7 @@ def _config(args: argparse.Namespace) -> Any:
         move_timeout=args.move_timeout,
         workers=args.workers or 2,
         sprt=args.sprt,
+        player_tcs=dict(args.player_tc),
     )
 
 
@@ -204,6 +228,7 @@ def _tournament_game(args: argparse.Namespace) -> str:
 _ENGINE_ONLY = {
     "openings": None,
     "tc": "depth=3",
+    "player_tc": [],
     "sprt": None,
     "finish_with": None,
     "resign_score": None,

@@ -74,6 +74,15 @@ class GameSetup:
     rules: GameRules = field(default_factory=GameRules)
     event: str = "treestrap match"
     round: str = "?"
+    # Time odds: a player's own time control, by name, in place of ``tc``.
+    player_tcs: dict[str, TimeControl] = field(default_factory=dict)
+
+    def spec_of(self, side: chess.Color) -> PlayerSpec:
+        return self.white if side == chess.WHITE else self.black
+
+    def tc_of(self, side: chess.Color) -> TimeControl:
+        """The time control ``side``'s player plays under."""
+        return self.player_tcs.get(self.spec_of(side).name, self.tc)
 
 
 @dataclass
@@ -182,10 +191,10 @@ class _Contestant:
         self.side = side
         self.session = session
         self.clocks = clocks
-        self.spec = setup.white if side == chess.WHITE else setup.black
+        self.spec = setup.spec_of(side)
 
     def turn(self, table: BoardTable) -> Turn:
-        tc, side, clocks = self.setup.tc, self.side, self.clocks
+        tc, side, clocks = self.setup.tc_of(self.side), self.side, self.clocks
         timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else self.setup.rules.move_timeout
         reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
         if error is not None and self.spec.kind == IN_PROCESS:
@@ -212,7 +221,8 @@ def _start(setup: GameSetup, sessions: dict[chess.Color, Session]) -> Ending | N
     for side, spec in ((chess.WHITE, setup.white), (chess.BLACK, setup.black)):
         self_play = side == chess.BLACK and spec.engine_key() == setup.white.engine_key()
         try:
-            sessions[side] = open_session(spec, setup.tc, slot=int(self_play))
+            own, other = setup.tc_of(side), setup.tc_of(not side)
+            sessions[side] = open_session(spec, own, slot=int(self_play), other_tc=other)
         except Exception as exc:
             if spec.kind == IN_PROCESS:
                 raise _own_failure(spec, setup, exc) from exc
@@ -227,8 +237,7 @@ def _play(
     notes: list[str],
 ) -> Ending | None:
     """Play until the game ends (the ending) or reaches ``max_plies`` (None)."""
-    base = setup.tc.base or 0.0
-    clocks = {chess.WHITE: base, chess.BLACK: base}
+    clocks = {side: setup.tc_of(side).base or 0.0 for side in (chess.WHITE, chess.BLACK)}
     movers = {side: _Contestant(setup, side, sessions[side], clocks) for side in sessions}
     rules = setup.rules
 
@@ -315,21 +324,24 @@ def _pgn(setup: GameSetup, board: chess.Board, notes: list[str], ending: Ending)
     node: chess.pgn.GameNode = game
     for i, move in enumerate(board.move_stack):
         node = node.add_variation(move, comment=notes[i - book] if i >= book else "")
-    game.headers.update(
-        {
-            "Event": setup.event,
-            "Site": socket.gethostname() or "?",
-            "Date": datetime.date.today().strftime("%Y.%m.%d"),
-            "Round": setup.round,
-            "White": setup.white.name,
-            "Black": setup.black.name,
-            "Result": ending.result,
-            "TimeControl": setup.tc.pgn_tag(),
-            "Opening": setup.opening.name,
-            "Termination": ending.termination,
-            "PlyCount": str(len(board.move_stack)),
-        }
-    )
+    headers = {
+        "Event": setup.event,
+        "Site": socket.gethostname() or "?",
+        "Date": datetime.date.today().strftime("%Y.%m.%d"),
+        "Round": setup.round,
+        "White": setup.white.name,
+        "Black": setup.black.name,
+        "Result": ending.result,
+        "TimeControl": setup.tc.pgn_tag(),
+        "Opening": setup.opening.name,
+        "Termination": ending.termination,
+        "PlyCount": str(len(board.move_stack)),
+    }
+    white_tc, black_tc = setup.tc_of(chess.WHITE), setup.tc_of(chess.BLACK)
+    if white_tc != setup.tc or black_tc != setup.tc:  # time odds: each side's own
+        headers["WhiteTimeControl"] = white_tc.pgn_tag()
+        headers["BlackTimeControl"] = black_tc.pgn_tag()
+    game.headers.update(headers)
     return str(game)
 
 

@@ -63,12 +63,20 @@ class Session(Protocol):
     def close(self) -> None: ...
 
 
-def open_session(spec: PlayerSpec, tc: TimeControl, slot: int = 0) -> Session:
-    """Start ``spec`` for one game. ``slot`` keeps two in-process players of the same
-    weights (self-play) on separate engines."""
+def open_session(
+    spec: PlayerSpec, tc: TimeControl, slot: int = 0, other_tc: TimeControl | None = None
+) -> Session:
+    """Start ``spec`` for one game under its own ``tc``; ``other_tc`` is the opponent's
+    when it differs (time odds: the engine is told both increments). ``slot`` keeps two
+    in-process players of the same weights (self-play) on separate engines."""
     if spec.kind == IN_PROCESS:
-        return InProcessSession(spec, tc, slot)
-    return EngineProcess(spec, tc)
+        return InProcessSession(spec, tc, slot, other_tc)
+    return EngineProcess(spec, tc, other_tc)
+
+
+def increments(board: chess.Board, tc: TimeControl, other_tc: TimeControl) -> Clocks:
+    """Each side's increment, the mover's from its own time control."""
+    return {board.turn: tc.increment, not board.turn: other_tc.increment}
 
 
 def check_player(spec: PlayerSpec) -> None:
@@ -96,9 +104,12 @@ def _describe(exc: BaseException) -> str:
 class EngineProcess:
     """One external engine process for one game."""
 
-    def __init__(self, spec: PlayerSpec, tc: TimeControl) -> None:
+    def __init__(
+        self, spec: PlayerSpec, tc: TimeControl, other_tc: TimeControl | None = None
+    ) -> None:
         self.name = spec.name
         self.tc = tc
+        self.other_tc = other_tc or tc
         popen = (
             chess.engine.SimpleEngine.popen_xboard
             if spec.kind == XBOARD
@@ -118,11 +129,12 @@ class EngineProcess:
     def play(self, board: chess.Board, clocks: Clocks) -> Reply:
         tc = self.tc
         if tc.is_clock:
+            inc = increments(board, tc, self.other_tc)
             limit = chess.engine.Limit(
                 white_clock=max(clocks[chess.WHITE], 0.001),
                 black_clock=max(clocks[chess.BLACK], 0.001),
-                white_inc=tc.increment,
-                black_inc=tc.increment,
+                white_inc=inc[chess.WHITE],
+                black_inc=inc[chess.BLACK],
             )
         else:
             limit = chess.engine.Limit(depth=tc.depth, nodes=tc.nodes)
@@ -178,9 +190,12 @@ def _cached_engine(spec: PlayerSpec, slot: int) -> Engine:
 class InProcessSession:
     """Our engine, searching in this process."""
 
-    def __init__(self, spec: PlayerSpec, tc: TimeControl, slot: int) -> None:
+    def __init__(
+        self, spec: PlayerSpec, tc: TimeControl, slot: int, other_tc: TimeControl | None = None
+    ) -> None:
         self.name = spec.name
         self.tc = tc
+        self.other_tc = other_tc or tc
         self.engine = _cached_engine(spec, slot)
         self.engine.new_game()
         self._pos: Position | None = None
@@ -207,11 +222,12 @@ class InProcessSession:
 
         tc = self.tc
         if tc.is_clock:
+            inc = increments(board, tc, self.other_tc)
             limits = SearchLimits(
                 wtime=max(clocks[chess.WHITE], 0.0),
                 btime=max(clocks[chess.BLACK], 0.0),
-                winc=tc.increment,
-                binc=tc.increment,
+                winc=inc[chess.WHITE],
+                binc=inc[chess.BLACK],
             )
         else:
             limits = SearchLimits(depth=tc.depth, nodes=tc.nodes)

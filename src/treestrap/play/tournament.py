@@ -83,10 +83,14 @@ class TournamentConfig:
     # A two-player match stops when this SPRT decides (treestrap.rating.gsprt's
     # ``elo0=..,elo1=..`` text); None plays every scheduled game.
     sprt: str | None = None
+    # Time odds: a player's name -> its own time control, of the same kind as ``tc``
+    # (a clock, or a depth or node limit); the others play at ``tc``.
+    player_tcs: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
         data["tc"] = _tc(self.tc).text()
+        data["player_tcs"] = {name: _tc(tc).text() for name, tc in self.player_tcs.items()}
         data["finish_tc"] = _tc(self.finish_tc).text()
         return config_json(data)
 
@@ -111,6 +115,13 @@ class TournamentConfig:
         _tc(self.tc)
         _tc(self.finish_tc)
         check_sprt(self.sprt, len(self.players))
+        for name, text in self.player_tcs.items():
+            if _tc(text).is_clock != _tc(self.tc).is_clock:
+                raise ValueError(
+                    f"player {name}'s time control {text} is not of the kind of --tc "
+                    f"{_tc(self.tc).describe()}: time odds pair clocks with clocks, "
+                    "limits with limits"
+                )
 
 
 def _tc(tc: str | TimeControl) -> TimeControl:
@@ -140,16 +151,35 @@ def plan_tournament(config: TournamentConfig) -> TournamentPlan:
         move_timeout=config.move_timeout,
     )
     tc = _tc(config.tc)
+    player_tcs = _player_tcs(config.player_tcs, players)
     openings = pick_openings(
         load_openings(config.openings), config.games_per_pair // 2, config.seed
     )
     games = [
         GameSetup(
-            players[g.first], players[g.second], g.opening, tc, rules, config.event, str(g.round)
+            players[g.first],
+            players[g.second],
+            g.opening,
+            tc,
+            rules,
+            config.event,
+            str(g.round),
+            player_tcs,
         )
         for g in schedule(config.format, len(players), openings)
     ]
     return TournamentPlan(players, finisher, games)
+
+
+def _player_tcs(given: dict[str, str], players: list[PlayerSpec]) -> dict[str, TimeControl]:
+    """The time odds by player name; ``ValueError`` for a name no player has."""
+    names = [p.name for p in players]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise ValueError(
+            f"time odds for {', '.join(unknown)}: no such player (the players: {', '.join(names)})"
+        )
+    return {name: _tc(text) for name, text in given.items()}
 
 
 def load_config(run_dir: str | Path) -> TournamentConfig:
