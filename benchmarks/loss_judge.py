@@ -9,16 +9,19 @@ played there is the *decisive move*, and the fall is one of:
 - ``one move``: the decisive move turned a level or better game (>= -50) into a lost one;
 - ``a slide``: the decisive move only finished a decline the judge had seen coming;
 - ``not lost by the judge``: the judge does not call the game lost where the player's
-  own score fell.
+  own score fell;
+- ``lost from the start``: the judge had it lost at every own move it scored.
 
-For each decisive move, the player's own search (``--preset``) is run on the position
-before it at ``--nodes`` and at ``--deeper`` times that; the judge scores the moves it
-picks. A decisive move the deeper search avoids (its move not lost by the judge) is a
-miss of depth; one it repeats is a miss of the evaluation. Run with nothing else on
-the machine (the searches are node-limited, so the figures do not depend on its load)::
+Walking on back, it finds the slide's start (the last own move the judge had level or
+better) and the slide's worst move (the one the judge says lost the most). The player's
+own search (``--preset``) is run again on the position before that move at ``--nodes``
+and at ``--deeper`` times that, and the judge scores the moves it picks: a worst move
+the deeper search replaces by one losing under 50 cp is a miss of depth; one it keeps is
+a miss of the evaluation. Every search is node-limited, so the figures do not depend on
+the machine's load::
 
     python benchmarks/loss_judge.py runs/zero2x-vs-sf2200/games.pgn zero-2x \
-        --out runs/loss-judge
+        --judge-nodes 200000 --out runs/loss-judge
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import json
 import shutil
 import statistics
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -103,7 +107,7 @@ class Judge:
         self.engine.close()
 
 
-def own_search(preset: str, hash_mb: int = 16):
+def own_search(preset: str, hash_mb: int = 16) -> Callable[[chess.Board, int], chess.Move]:
     """A function searching a board to a node count with the player's preset."""
     from treestrap.core.notation import parse_fen
     from treestrap.engine.engine import Engine
@@ -213,7 +217,7 @@ def main() -> int:
     return 0
 
 
-def _games(pgn: Path):
+def _games(pgn: Path) -> Iterator[chess.pgn.Game]:
     with pgn.open(encoding="utf-8") as fh:
         while (game := chess.pgn.read_game(fh)) is not None:
             yield game
