@@ -31,7 +31,7 @@ import json
 import shutil
 import statistics
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -184,6 +184,7 @@ def main() -> int:
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     judge = Judge(args.judge_nodes, cache)
     falls: list[Fall] = []
+    fallen: dict[int, chess.pgn.Game] = {}
     try:
         with args.pgn.open(encoding="utf-8") as fh:
             index = 0
@@ -196,15 +197,15 @@ def main() -> int:
                     continue
                 if (fall := judge_game(index, game, args.player, judge)) is not None:
                     falls.append(fall)
+                    fallen[index] = game
                     print(f"game {index}: {fall.kind}", file=sys.stderr, flush=True)
         pick = own_search(args.preset)
         budgets = {"1x": args.nodes, f"{args.deeper}x": args.nodes * args.deeper}
-        games = {i: g for i, g in enumerate(_games(args.pgn), start=1)}
         for fall in falls:
             if fall.worst_ply is None:
                 continue
-            board = games[fall.game].board()
-            for move in list(games[fall.game].mainline_moves())[: fall.worst_ply - 1]:
+            board = fallen[fall.game].board()
+            for move in list(fallen[fall.game].mainline_moves())[: fall.worst_ply - 1]:
                 board.push(move)
             fall.picked = {
                 name: judge.after(board, pick(board, nodes)) for name, nodes in budgets.items()
@@ -215,12 +216,6 @@ def main() -> int:
     (args.out / "falls.json").write_text(json.dumps([asdict(f) for f in falls], indent=1))
     summarise(falls, list(budgets))
     return 0
-
-
-def _games(pgn: Path) -> Iterator[chess.pgn.Game]:
-    with pgn.open(encoding="utf-8") as fh:
-        while (game := chess.pgn.read_game(fh)) is not None:
-            yield game
 
 
 def summarise(falls: list[Fall], budgets: list[str]) -> None:
