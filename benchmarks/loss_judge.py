@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
 from collections.abc import Callable
@@ -39,9 +38,8 @@ import chess
 import chess.engine
 import chess.pgn
 from loss_turns import own_scores, turn
+from stockfish_builds import judge_command
 
-REPO = Path(__file__).resolve().parents[1]
-NATIVE = REPO.parent / "shared" / "bin" / "stockfish-15.1-avx2"
 LOST, LEVEL, CAP = -150, -50, 1000
 
 
@@ -73,8 +71,7 @@ class Judge:
     """Stockfish at a fixed node count, its verdicts cached by FEN."""
 
     def __init__(self, nodes: int, cache: dict[str, dict]) -> None:
-        binary = str(NATIVE) if NATIVE.exists() else shutil.which("stockfish") or "stockfish"
-        self.engine = chess.engine.SimpleEngine.popen_uci(binary)
+        self.engine = chess.engine.SimpleEngine.popen_uci(judge_command())
         self.engine.configure({"Hash": 64, "Threads": 1})
         self.nodes, self.cache = nodes, cache
 

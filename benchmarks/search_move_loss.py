@@ -21,7 +21,6 @@ import argparse
 import json
 import math
 import random
-import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -29,10 +28,10 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
+from stockfish_builds import judge_command
 
 REPO = Path(__file__).resolve().parents[1]
 GAMES = REPO.parent / "shared" / "data" / "games" / "twic0920.pgn"
-NATIVE = REPO.parent / "shared" / "bin" / "stockfish-15.1-avx2"
 CAP = 1000
 
 
@@ -95,8 +94,7 @@ def _centipawns(score: chess.engine.PovScore, board: chess.Board) -> int:
 
 def judge(fens: list[str], picks: dict[str, list[str]], depth: int, cache: Path) -> dict:
     known = json.loads(cache.read_text()) if cache.exists() else {}
-    binary = str(NATIVE) if NATIVE.exists() else shutil.which("stockfish") or "stockfish"
-    with chess.engine.SimpleEngine.popen_uci(binary) as sf:
+    with chess.engine.SimpleEngine.popen_uci(judge_command()) as sf:
         sf.configure({"Hash": 64, "Threads": 1})
         for i, fen in enumerate(fens):
             entry = known.setdefault(fen, {"moves": {}})

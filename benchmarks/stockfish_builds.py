@@ -127,3 +127,19 @@ def select_builds(
             continue
         builds.append(StockfishBuild(label, command, build, compiled_by))
     return builds
+
+
+def judge_command(
+    debian: str = "stockfish",
+    native: str | Path | None = None,
+    report: Callable[[str], None] = print,
+) -> str:
+    """The Stockfish a benchmark uses as judge: the native build where it runs here
+    (the same evaluation, more nodes a second), else Debian's.
+
+    Arguments as :func:`select_builds`; raises :class:`BuildProbeError` when neither
+    runs."""
+    builds = select_builds(debian, native, report)
+    if not builds:
+        raise BuildProbeError("neither Debian's stockfish nor the native build runs here")
+    return builds[-1].command

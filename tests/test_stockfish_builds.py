@@ -20,6 +20,7 @@ sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 from engine_vs_stockfish import POSITIONS, Measure, recount, treestrap_command
 from stockfish_builds import (
     BuildProbeError,
+    judge_command,
     native_path,
     parse_compiler_output,
     probe,
@@ -101,6 +102,17 @@ def test_illegal_instruction_is_named(tmp_path: Path) -> None:
     builds = select_builds(str(debian), crashing, report=lines.append)
     assert [b.label for b in builds] == ["Debian"]
     assert "Illegal instruction" in lines[0]
+
+
+def test_judge_is_the_native_build_where_it_runs(tmp_path: Path) -> None:
+    debian = fake_engine(tmp_path, "debian-sf", f"cat <<'EOF'\n{DEBIAN_OUTPUT}EOF")
+    native_output = DEBIAN_OUTPUT.replace("64bit SSE2", "64bit AVX2 SSE41 SSSE3 SSE2 POPCNT")
+    native = fake_engine(tmp_path, "native-sf", f"cat <<'EOF'\n{native_output}EOF")
+    assert judge_command(str(debian), native, report=lambda _: None) == str(native)
+    missing = tmp_path / "nowhere" / "sf"
+    assert judge_command(str(debian), missing, report=lambda _: None) == str(debian)
+    with pytest.raises(BuildProbeError, match="neither"):
+        judge_command(str(missing), missing, report=lambda _: None)
 
 
 def test_other_failures_are_named(tmp_path: Path) -> None:
