@@ -1,5 +1,6 @@
-"""The shipped ``zero`` preset: a perspective network made by ``treestrap bootstrap`` from
-random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``). Its provenance
+"""The shipped ``zero`` and ``zero2`` presets: perspective networks made by ``treestrap
+bootstrap`` from random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``;
+``zero2``'s run started ``--from zero``). Each one's provenance
 chain checks against itself down to random weights drawn again, the run's record in the
 file agrees with the chain's figures, and it plays."""
 
@@ -23,9 +24,9 @@ from treestrap.search.timeman import SearchLimits
 MAX_CPU_HOURS = 30.0
 
 
-@pytest.fixture(scope="module")
-def zero() -> PerspectiveModel:
-    model = preset_model("zero")
+@pytest.fixture(scope="module", params=["zero", "zero2"])
+def zero(request: pytest.FixtureRequest) -> PerspectiveModel:
+    model = preset_model(request.param)
     assert isinstance(model, PerspectiveModel)
     return model
 
@@ -50,7 +51,7 @@ def test_it_is_a_bootstrap_network_whose_weights_match_their_record(zero: Perspe
     assert record["tool"] == "treestrap bootstrap"
     assert record["sha256"] == weights_sha256(stored_weights(zero))
     assert record["self_play_only"] is True
-    assert zero.metadata["preset"] == "zero"
+    assert zero.metadata["preset"] in ("zero", "zero2")
     assert zero.width >= 256  # 8 times the 32 units of the hybrids (docs/bootstrap.md)
 
 
@@ -84,9 +85,9 @@ def test_the_runs_record_agrees_with_the_chain(zero: PerspectiveModel) -> None:
 
 
 def test_weights_show_by_the_presets_name_prints_the_checked_chain(
-    capsys: pytest.CaptureFixture[str],
+    zero: PerspectiveModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["weights", "show", "zero"]) == 0
+    assert main(["weights", "show", zero.metadata["preset"]]) == 0
     shown = capsys.readouterr().out
     assert "provenance (self-play only: yes; weights sha256" in shown
     root = next(line for line in shown.splitlines() if "start: random weights" in line)
@@ -96,9 +97,19 @@ def test_weights_show_by_the_presets_name_prints_the_checked_chain(
 
 
 def test_it_plays_as_a_player_and_in_the_engine(zero: PerspectiveModel) -> None:
-    spec = parse_player("zero")
-    assert (spec.kind, spec.preset) == (IN_PROCESS, "zero")
-    uci = parse_player("treestrap-uci:zero")
-    assert uci.kind == UCI and uci.options == (("Preset", "zero"),)
+    name = zero.metadata["preset"]
+    spec = parse_player(name)
+    assert (spec.kind, spec.preset) == (IN_PROCESS, name)
+    uci = parse_player(f"treestrap-uci:{name}")
+    assert uci.kind == UCI and uci.options == (("Preset", name),)
     outcome = Engine(zero.evaluator()).go(parse_fen(STARTING_FEN), SearchLimits(depth=4))
     assert chess.Move.from_uci(outcome.best_move) in chess.Board().legal_moves
+
+
+def test_zero2_was_started_from_the_shipped_zero() -> None:
+    zero, zero2 = preset_model("zero"), preset_model("zero2")
+    start = zero2.metadata["bootstrap"]["start"]
+    assert start["from"] == "zero"
+    assert start["bootstrap"]["cpu_seconds"] == zero.metadata["bootstrap"]["cpu_seconds"]
+    # its run carried zero's CPU time on: the chain's cost is counted from random weights
+    assert zero2.metadata["bootstrap"]["cpu_seconds"] > zero.metadata["bootstrap"]["cpu_seconds"]

@@ -70,8 +70,8 @@ def add_parser(sub: Any) -> None:
         description="Write a preset weight file: the hand-set baseline (textbook values, "
         "pawn = 100), small random weights, or a shipped file made by the tools from "
         "random weights by self-play (learned: linear TreeStrap weights; self-play-net: "
-        "a hybrid network; zero: the bootstrap pipeline's perspective network), with its "
-        "provenance chain in the metadata.",
+        "a hybrid network; zero and zero2: the bootstrap pipeline's perspective networks), "
+        "with its provenance chain in the metadata.",
     )
     preset.add_argument("name", choices=list(PRESET_NAMES), help="which preset")
     preset.add_argument("out", metavar="OUT", help="weight file to write (.npz)")

@@ -11,7 +11,10 @@ SELF_PLAY_NET = "self-play-net"
 #: A perspective network made by ``treestrap bootstrap`` from random weights by rounds of
 #: its own self-play data (docs/bootstrap.md): its file carries the run's cost and chain.
 ZERO = "zero"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO)
+#: The next network of the same chain: a ``treestrap bootstrap --from zero`` run with
+#: cheaper self-play labels (more positions a CPU hour); ``zero`` stays as it was measured.
+ZERO2 = "zero2"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2)
 #: The presets whose weights are shipped files, each made by the tools and shipped by
 #: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
 #: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
@@ -19,14 +22,15 @@ SHIPPED_FILES = {
     LEARNED: "learned.npz",
     SELF_PLAY_NET: "self-play-net.npz",
     ZERO: "zero.npz",
+    ZERO2: "zero2.npz",
 }
 SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (SELF_PLAY_NET, ZERO)
+NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
-DEFAULT_PRESET = ZERO
+DEFAULT_PRESET = ZERO2
 #: Why the default is the default, for help texts: no figure here, where nothing would
 #: keep it true; the file's metadata and the docs hold the measured ones.
-DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO} tells more"
+DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO2} tells more"
