@@ -1,8 +1,8 @@
 """The shipped ``zero`` and ``zero2`` presets: perspective networks made by ``treestrap
 bootstrap`` from random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``;
-``zero2``'s run started ``--from zero``). Each one's provenance
-chain checks against itself down to random weights drawn again, the run's record in the
-file agrees with the chain's figures, and it plays."""
+``zero2``'s run started ``--from zero``). Each one's provenance chain checks against
+itself down to random weights drawn again, the run's record in the file agrees with the
+chain's figures, and it plays."""
 
 from __future__ import annotations
 
