@@ -114,6 +114,27 @@ if __name__ == "__main__":
 """
 
 
+# The distributed learner's actor processes (`treestrap train --actors`), each handed a
+# game of depth-9 searches that lasts well past the test's ten seconds.
+TRAIN_ACTORS = """
+import dataclasses, sys, time
+from pathlib import Path
+from treestrap.distributed.local import LocalBackend
+from treestrap.distributed.messages import Job
+from treestrap.training.config import TrainConfig, apply_preset
+
+if __name__ == "__main__":
+    config = dataclasses.replace(apply_preset(TrainConfig(games=2), "quick"), depth=9)
+    backend = LocalBackend(2)
+    backend.start(config)
+    for slot in range(2):
+        backend.submit(slot, Job(ticket=slot, version=0))
+    for pid in backend.pids():
+        Path(sys.argv[1], f"worker-{pid}").write_text("")
+    time.sleep(60)
+"""
+
+
 def _start_run(
     tmp_path: Path, script: str = RUN, workers: int = 2
 ) -> tuple[subprocess.Popen[str], list[int]]:
@@ -159,12 +180,13 @@ def test_sigterm_interrupts_the_run_and_stops_its_actors(tmp_path: Path) -> None
 @linux_only
 @pytest.mark.parametrize(
     ("script", "workers"),
-    [(RUN, 2), (TOURNAMENT, 2), (TRAINING, 1), (DATASET, 2)],
+    [(RUN, 2), (TOURNAMENT, 2), (TRAINING, 1), (DATASET, 2), (TRAIN_ACTORS, 2)],
     ids=[
         "bootstrap actors",
         "tournament game workers",
         "reproduction training workers",
         "dataset workers",
+        "distributed training actors",
     ],
 )
 def test_a_killed_process_takes_its_workers_with_it(

@@ -1,17 +1,19 @@
 """Actors in local processes, one pipe each.
 
-Processes start by ``forkserver`` where the platform has it (``spawn`` elsewhere): both
-are the start methods the ``multiprocessing`` documentation calls safe for a parent with
-threads, and the fork server, with this module preloaded, makes a restart after a kill
-cost a fork instead of a fresh interpreter. Each actor has its own pipe and nothing is
-shared, so an actor killed at any instant cannot leave a lock held or a queue torn: its
-pipe reads as closed, its job is dropped and a new process takes its slot.
+Processes start by ``spawn``, a start method the ``multiprocessing`` documentation calls
+safe for a parent with threads, and each asks to die with the learner that started it:
+a learner killed outright (SIGKILL skips its clean-up) takes its actors with it at once,
+not after the games they are playing. (A fork server would outlive the learner: every
+process it forks keeps it alive.) Each actor has its own pipe and nothing is shared,
+so an actor killed at any instant cannot leave a lock held or a queue torn: its pipe
+reads as closed, its job is dropped and a new process takes its slot.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import pickle
 import signal
 import traceback
@@ -20,20 +22,19 @@ from multiprocessing.process import BaseProcess
 
 from treestrap.distributed.backend import ActorFailed, Outcome, Traffic
 from treestrap.distributed.messages import Job, Played
+from treestrap.play.gamepool import die_with_parent
 from treestrap.training.config import TrainConfig
 
 #: Seconds an actor gets to leave on its own at the end of a run before SIGKILL.
 STOP_GRACE = 2.0
 
 
-def start_method() -> str:
-    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-
-
-def _actor_main(conn: Connection, config: TrainConfig) -> None:
+def _actor_main(conn: Connection, config: TrainConfig, learner: int) -> None:
     """An actor process: play jobs until the pipe closes or a None job arrives."""
     # Ctrl-C reaches the whole process group: the learner alone handles it and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A killed learner closes our pipe, but a game in play would first run to its end.
+    die_with_parent(learner)
     from treestrap.distributed.actor import Actor
 
     actor = Actor(config)
@@ -63,7 +64,7 @@ class LocalBackend:
         self.count = count
         self.restarts = 0
         self.traffic = Traffic()
-        self._context = mp.get_context(start_method())
+        self._context = mp.get_context("spawn")
         self._config: TrainConfig | None = None
         self._procs: list[BaseProcess | None] = [None] * count
         self._conns: list[Connection | None] = [None] * count
@@ -71,15 +72,15 @@ class LocalBackend:
 
     def start(self, config: TrainConfig) -> None:
         self._config = config
-        if start_method() == "forkserver":
-            self._context.set_forkserver_preload(["treestrap.distributed.actor"])
         for slot in range(self.count):
             self._spawn(slot)
 
     def _spawn(self, slot: int) -> None:
         parent, child = self._context.Pipe(duplex=True)
         proc = self._context.Process(
-            target=_actor_main, args=(child, self._config), name=f"treestrap-actor-{slot}"
+            target=_actor_main,
+            args=(child, self._config, os.getpid()),
+            name=f"treestrap-actor-{slot}",
         )
         proc.daemon = True  # never outlive the learner
         proc.start()
