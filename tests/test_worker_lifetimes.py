@@ -135,6 +135,12 @@ if __name__ == "__main__":
 """
 
 
+def _script_env(folder: Path) -> dict[str, str]:
+    """The environment of a script in ``folder``: it imports its neighbours and
+    treestrap, and so do the workers it spawns."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
+
+
 def _start_run(
     tmp_path: Path, script: str = RUN, workers: int = 2
 ) -> tuple[subprocess.Popen[str], list[int]]:
@@ -142,11 +148,10 @@ def _start_run(
     (tmp_path / "run.py").write_text(textwrap.dedent(script))
     data = tmp_path / "data"
     data.mkdir()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     run = subprocess.Popen(
         [sys.executable, str(tmp_path / "run.py"), str(data)],
         cwd=tmp_path,
-        env=env,
+        env=_script_env(tmp_path),
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -220,10 +225,9 @@ if __name__ == "__main__":
 
 def test_a_pool_stopped_inside_the_sigterm_handling_ends_quietly(tmp_path: Path) -> None:
     (tmp_path / "run.py").write_text(textwrap.dedent(STOPPED_POOL))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
         [sys.executable, str(tmp_path / "run.py")],
-        env=env,
+        env=_script_env(tmp_path),
         capture_output=True,
         text=True,
         timeout=60,
