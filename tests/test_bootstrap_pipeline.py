@@ -14,6 +14,7 @@ import pytest
 from treestrap.bootstrap import pipeline, selfplay
 from treestrap.bootstrap.budgets import BUDGETS
 from treestrap.bootstrap.pipeline import RunOptions, bootstrap, finished_rounds, round_dir
+from treestrap.bootstrap.report import rounds_table
 from treestrap.cli import main
 from treestrap.distill import perspective_fit
 from treestrap.distill.position_file import read_header, read_records
@@ -192,3 +193,24 @@ def test_a_budget_change_goes_into_the_report_and_the_best_file(
     meta, _ = read_weight_file(run / pipeline.BEST_FILE)
     assert meta["metadata"]["bootstrap"]["changes"] == [change]
     assert f"- from round 3: gate.max_games=20 (`{command}`)" in (run / "report.md").read_text()
+
+
+def test_a_fit_measures_the_best_network_on_the_same_held_out_games(
+    whole_run: Path, tmp_path: Path
+) -> None:
+    """Where the best player is a network, a round's fit records its held-out loss
+    beside the candidate's, on the same games; round 0's linear player has none."""
+    from treestrap.bootstrap.chess_fitting import fit_candidate
+    from treestrap.bootstrap.pipeline import round_data_files
+
+    assert finished_rounds(whole_run)[1]["best_held_out_loss"] is None
+    train, held_out = round_data_files(whole_run, 2, SMOKE)
+    network = round_dir(whole_run, 1) / "candidate.npz"  # the best, as if accepted
+    fit = fit_candidate(
+        tmp_path / "candidate.npz", train, held_out, SMOKE, network, 16, tmp_path / "fit", False
+    )
+    loss, _ = perspective_fit.held_out_errors(load_weights(network), held_out, SMOKE.fit.settings())
+    assert fit["best_held_out_loss"] == round(loss, 5)
+    assert fit["best_held_out_loss"] != fit["held_out_loss"]
+    record = {**finished_rounds(whole_run)[2], "best_held_out_loss": loss}
+    assert f"(best {loss:.4f})" in rounds_table([record])

@@ -45,7 +45,8 @@ def fit_candidate(
     best = load_weights(best_path)
 
     def fit() -> FitOutcome:
-        from treestrap.distill.perspective_fit import fit_perspective
+        from treestrap.distill.perspective_fit import fit_perspective, held_out_errors
+        from treestrap.evaluation.perspective_weights import PerspectiveModel
 
         settings = budget.fit.settings()
         start = _start(best, budget)
@@ -53,6 +54,17 @@ def fit_candidate(
             train_files, held_out, settings, start=start, state_dir=state_dir, progress=progress
         )
         last = reports[-1]
+        figures = {
+            "held_out_loss": round(last.held_out_loss, 5),
+            "held_out_cp": round(last.held_out_cp, 1),
+        }
+        if isinstance(best, PerspectiveModel):
+            # The best network on the same held-out games: the measure a run can compare
+            # from round to round (each round holds out games of its own).
+            best_loss, best_cp = held_out_errors(best, held_out, settings)
+            figures.update(
+                best_held_out_loss=round(best_loss, 5), best_held_out_cp=round(best_cp, 1)
+            )
         return FitOutcome(
             model=model,
             positions=sum(record_count(f) for f in train_files),
@@ -61,10 +73,7 @@ def fit_candidate(
                 "held_out_loss": last.held_out_loss,
                 "held_out_cp": last.held_out_cp,
             },
-            figures={
-                "held_out_loss": round(last.held_out_loss, 5),
-                "held_out_cp": round(last.held_out_cp, 1),
-            },
+            figures=figures,
             epochs=[vars(r) for r in reports],
             start=start,
         )

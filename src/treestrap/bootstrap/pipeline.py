@@ -399,6 +399,7 @@ def run_network_round(
         "fit_positions": fit["positions"],
         "held_out_loss": fit["held_out_loss"],
         "held_out_cp": fit.get("held_out_cp"),
+        "best_held_out_loss": fit.get("best_held_out_loss"),
         "gate": gate.line(),
         "sprt": gate.summary,
         "gate_elo": gate.elo,

@@ -25,6 +25,8 @@ def _row(r: dict[str, Any]) -> str:
     else:
         gate = f"{r['gate_elo']:+.0f} [{r['gate_lower']:+.0f}, {r['gate_upper']:+.0f}]"
         loss = f"{r['held_out_loss']:.4f}"
+        if r.get("best_held_out_loss") is not None:
+            loss += f" (best {r['best_held_out_loss']:.4f})"
     return (
         f"| {r['round']} | {r['model']} | {r['games']} | {r['positions']} | {loss} | {gate} "
         f"| {'yes' if r['accepted'] else 'no'} | {_summed(r)} | {r.get('nps', 0)} "
@@ -53,7 +55,9 @@ def write_report(run: Path, records: list[dict[str, Any]], settings: dict[str, A
         "",
         "Elo vs round 0 adds up the gate estimates of the accepted rounds (its 95% margin "
         "combines theirs as independent errors); the gate column is the candidate against "
-        "the best player before it.",
+        "the best player before it. The held-out loss is the candidate's on the round's last "
+        "chunk of games, which its fit does not learn from, and in brackets the best "
+        "network's on the same games: from round to round only their difference compares.",
         "",
         rounds_table(records),
         "",
@@ -130,6 +134,9 @@ def log_scalars(run: Path, records: list[dict[str, Any]]) -> bool:
             }
             if r["round"] > 0:
                 scalars["bootstrap/held_out_loss"] = float(r["held_out_loss"])
+                if r.get("best_held_out_loss") is not None:
+                    gain = r["best_held_out_loss"] - r["held_out_loss"]
+                    scalars["bootstrap/held_out_gain_over_best"] = float(gain)
                 scalars["bootstrap/gate_elo"] = float(r["gate_elo"])
             events.write(r["round"], scalars)
     finally:
