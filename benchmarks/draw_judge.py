@@ -1,0 +1,112 @@
+"""A player's drawn games that it thought it was winning, judged by Stockfish.
+
+For every drawn game of the player, the position after the own move whose score peaked
+over its last ``--last`` own moves is taken; where that peak is ``--ahead`` pawns or
+more, Stockfish (a fixed number of nodes a position, its verdicts cached in ``OUT``)
+scores the same position from the player's side. A judge that agrees (>= +150 cp) says
+the win was there and the player did not convert it; a judge that calls it level
+(-50 to +50) says the player's evaluation overrated a drawn position::
+
+    python benchmarks/draw_judge.py runs/zero-fast3-vs-sf2200/games.pgn zero-fast3 \
+        --judge-nodes 1000000 --out runs/draw-judge
+
+Printed: one row a game (the peak, the judge's score, how the game ended, the material
+there) and the count of each verdict. Every search is node-limited, so the figures do
+not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import chess
+import chess.pgn
+from loss_judge import Judge
+from loss_turns import own_scores
+
+AGREES, BETTER, WORSE = 150, 50, -50
+
+
+def material(board: chess.Board, white: bool) -> str:
+    """The pieces on the board as ``KRB-KR``: the player's first, kings and pawns
+    included."""
+    order = "KQRBNP"
+
+    def side(color: bool) -> str:
+        pieces = [p.symbol().upper() for p in board.piece_map().values() if p.color == color]
+        return "".join(sorted(pieces, key=order.index))
+
+    return f"{side(white)}-{side(not white)}"
+
+
+VERDICTS = ("worse by the judge", "level by the judge", "better by the judge", "won by the judge")
+
+
+def verdict(cp: int) -> str:
+    """The judge's word on a position the player scored as well ahead."""
+    if cp >= AGREES:
+        return VERDICTS[3]
+    if cp >= BETTER:
+        return VERDICTS[2]
+    return VERDICTS[1] if cp >= WORSE else VERDICTS[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pgn", type=Path, help="a tournament's games.pgn")
+    parser.add_argument("player", help="the player's name in the PGN")
+    parser.add_argument("--ahead", type=float, default=1.5, help="the peak, in pawns")
+    parser.add_argument("--last", type=int, default=20, help="own moves before the end")
+    parser.add_argument("--judge-nodes", type=int, default=1_000_000)
+    parser.add_argument("--out", type=Path, required=True, help="a folder for the cache")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    cache_path = args.out / "judge-cache.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    judge = Judge(args.judge_nodes, cache)
+    draws = 0
+    rows: list[tuple[str, float, int, str, str]] = []
+    try:
+        with args.pgn.open(encoding="utf-8") as fh:
+            index = 0
+            while (game := chess.pgn.read_game(fh)) is not None:
+                index += 1
+                white = game.headers["White"] == args.player
+                if not white and game.headers["Black"] != args.player:
+                    continue
+                if game.headers["Result"] != "1/2-1/2":
+                    continue
+                draws += 1
+                scores = list(own_scores(game, white))[-args.last :]
+                if not scores:
+                    continue
+                ply, peak, _ = max(scores, key=lambda s: s[1])
+                if peak < args.ahead:
+                    continue
+                board = game.board()
+                for move in list(game.mainline_moves())[:ply]:
+                    board.push(move)
+                cp = -judge.verdict(board)["cp"]  # the opponent is to move
+                ending = game.headers.get("Termination", "?")
+                rows.append((f"{index}", peak, cp, ending, material(board, white)))
+    finally:
+        cache_path.write_text(json.dumps(cache))
+        judge.close()
+    print("| game | own peak (pawns) | judge (cp, player's side) | ended by | material |")
+    print("|---|---|---|---|---|")
+    for game_no, peak, cp, ending, pieces in sorted(rows, key=lambda r: r[2]):
+        print(f"| {game_no} | {peak:+.2f} | {cp:+d} | {ending} | {pieces} |")
+    counts = dict.fromkeys(VERDICTS, 0)
+    for row in rows:
+        counts[verdict(row[2])] += 1
+    summary = ", ".join(f"{n} {name}" for name, n in counts.items())
+    print(
+        f"\n{draws} draws, {len(rows)} after an own score of +{args.ahead:.2f} or more: {summary}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
