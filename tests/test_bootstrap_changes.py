@@ -125,6 +125,23 @@ def test_settings_given_together_each_reach_the_first_round_their_step_allows(
     ]
 
 
+def test_a_run_from_before_a_setting_existed_takes_a_change_to_it(tmp_path: Path) -> None:
+    """A run whose files were written before ``fit.result_weight_rise`` existed has it
+    at its default, and a ``--set`` of it reaches the round in progress."""
+    run = _run_in_round_one(tmp_path)
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    del settings["budget"]["fit"]["result_weight_rise"]
+    (run / SETTINGS_FILE).write_text(json.dumps(settings))
+    pinned = json.loads(json.dumps(settings["budget"]))
+    (round_dir(run, 1) / ROUND_BUDGET_FILE).write_text(json.dumps(pinned))
+    assert _round_one(run).fit.result_weight_rise == 0.0
+    open_run(run, STANDARD, 0, "rise", CHESS, [("fit.result_weight_rise", 0.5)])
+    assert _round_one(run).fit.result_weight_rise == 0.5
+    settings = json.loads((run / SETTINGS_FILE).read_text())
+    assert settings["budget"]["fit"]["result_weight_rise"] == 0.5
+    assert settings["changes"][-1]["set"] == {"fit.result_weight_rise": 0.5}
+
+
 def test_a_bad_change_is_refused_and_leaves_the_run_as_it_was(tmp_path: Path) -> None:
     run = _run_in_round_one(tmp_path)
     before = (run / SETTINGS_FILE).read_text()

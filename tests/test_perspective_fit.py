@@ -17,21 +17,24 @@ import torch
 
 from treestrap.core.notation import parse_fen, position_from_board
 from treestrap.distill import perspective_fit
+from treestrap.distill.fit_checkpoints import last_checkpoint, save_checkpoint
 from treestrap.distill.perspective_fit import (
     PerspectiveFitSettings,
     fit_perspective,
     held_out_errors,
     random_start,
+    targets,
 )
 from treestrap.distill.position_file import (
     PositionWriter,
     bitboard_rows,
+    game_phase,
     pack_position,
     read_records,
     to_fen,
 )
 from treestrap.distill.sparse_perspective import sparse_batch, sparse_perspective
-from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT
+from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, win_probability
 from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.torch_perspective import torch_perspective
 
@@ -191,3 +194,51 @@ def test_a_fit_starts_from_a_network_of_its_shape_only(files, fitted) -> None:
     screlu = PerspectiveModel(8, random_start(SETTINGS), activation="screlu")
     with pytest.raises(ValueError, match="activation screlu"):
         fit_perspective(train, held_out, SETTINGS, start=screlu)
+
+
+def _records(*fens: str, score: int = 300, result: int = 0) -> np.ndarray:
+    return np.concatenate([pack_position(parse_fen(fen), score, result, 40) for fen in fens])
+
+
+def test_the_game_phase_counts_the_pieces_not_the_pawns() -> None:
+    records = _records(
+        chess.STARTING_FEN,
+        "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1",  # kings and pawns
+        "3qk3/8/8/8/8/8/8/R3K3 w - - 0 1",  # a rook and a queen: 6 of 24
+        "k7/8/8/8/8/PPPPPPPP/QQQQQQQ1/7K w - - 0 1",  # promotions: more than the start's
+    )
+    assert game_phase(records).tolist() == [1.0, 0.0, 0.25, 1.0]
+
+
+def test_the_result_weight_rises_as_the_pieces_leave_the_board() -> None:
+    """With a rise, a drawn ending's target moves from its search score towards the
+    draw by more than a full board's; without one both keep the plain result weight."""
+    records = _records(chess.STARTING_FEN, "4k3/pppp4/8/8/8/8/4PPPP/4K3 w - - 0 1")
+    plain = targets(records, SETTINGS)
+    assert plain[0] == pytest.approx(plain[1])
+    rising = targets(records, replace(SETTINGS, result_weight=0.25, result_weight_rise=0.5))
+    assert rising[0] == pytest.approx(plain[0])
+    score = win_probability(300.0)
+    assert rising[1] == pytest.approx(0.25 * score + 0.75 * 0.5)
+    with pytest.raises(ValueError, match=r"in endings 1\.25"):
+        fit_perspective([], [], replace(SETTINGS, result_weight=0.25, result_weight_rise=1.0))
+
+
+def test_a_checkpoint_from_before_a_new_setting_resumes_with_its_default(
+    files, fitted, tmp_path
+) -> None:
+    """A checkpoint written before ``result_weight_rise`` existed (its settings lack the
+    key) resumes a fit with the default, and is refused for another value."""
+    train, held_out = files
+    state = tmp_path / "state"
+    fit_perspective(train, held_out, SETTINGS, state_dir=state)
+    path, saved = last_checkpoint(state)
+    del saved["settings"]["result_weight_rise"]
+    path.unlink()
+    save_checkpoint(state, SETTINGS.epochs, saved)
+    model, _ = fit_perspective(train, held_out, SETTINGS, state_dir=state)
+    assert np.array_equal(model.weights, fitted[0].weights)
+    with pytest.raises(ValueError, match="other settings"):
+        fit_perspective(
+            train, held_out, replace(SETTINGS, result_weight_rise=0.25), state_dir=state
+        )

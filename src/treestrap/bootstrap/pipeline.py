@@ -141,8 +141,12 @@ def _record_changes(
     """Apply ``changes`` to ``settings`` (written back when the run exists) and list
     them with the first round they reach: each the round in progress when its step has
     not begun there (that round's own budget changed with it), else the next."""
+    from dataclasses import asdict
+
     from treestrap.bootstrap.budget_changes import ROUND_BUDGET_FILE, changed_budget
 
+    # Settings added to the tool since the run began are there with their defaults.
+    settings["budget"] = asdict(provider.budget_from_json(settings["budget"]))
     budget = changed_budget(settings["budget"], changes)
     provider.budget_from_json(budget)  # the game's own checks of the new settings
     # a setting the run already has (the same --set given again on resume) is no change
@@ -157,7 +161,7 @@ def _record_changes(
         later = [c for c in changes if _step_begun(folder, c[0])]
         pinned = folder / ROUND_BUDGET_FILE
         began = json.loads(pinned.read_text()) if pinned.exists() else settings["budget"]
-        began = changed_budget(began, now)
+        began = changed_budget(asdict(provider.budget_from_json(began)), now)
         provider.budget_from_json(began)
         pinned.write_text(json.dumps(began, indent=1) + "\n")
     settings["budget"] = budget

@@ -3,7 +3,8 @@
 Each position is read from the side to move's point of view: the network's ``z`` (its
 log-odds that the side to move wins) is fitted by binary cross-entropy to
 ``(1 - w) * sigmoid(score / C) + w * (result + 1) / 2``, the search score (clipped) as a
-probability mixed with the game's result, all for the side to move. Adam steps through
+probability mixed with the game's result, all for the side to move; the result's share
+``w`` may grow as the pieces leave the board. Adam steps through
 the training files' shuffled batches (:func:`~treestrap.distill.position_file.
 iter_batches`), never holding more than a batch, its step halved for each epoch of the
 last half. The network trains in float32 on sparse inputs
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.distill.fit_checkpoints import last_checkpoint, save_checkpoint
-from treestrap.distill.position_file import iter_batches, record_count
+from treestrap.distill.position_file import game_phase, iter_batches, record_count
 from treestrap.distill.sparse_perspective import sparse_batch, sparse_perspective
 from treestrap.evaluation.outcome import CENTIPAWNS_PER_LOGIT, win_probability
 from treestrap.evaluation.perspective import ACTIVATIONS, parameter_count, split_parameters
@@ -48,6 +49,11 @@ class PerspectiveFitSettings:
     buckets: int = 1
     #: the game result's share of a target, the search score's the rest
     result_weight: float = 0.25
+    #: what that share gains as the pieces leave the board: ``result_weight`` with all
+    #: of them, ``result_weight + result_weight_rise`` with kings and pawns alone
+    #: (:func:`~treestrap.distill.position_file.game_phase`), where search scores that
+    #: share the evaluation's errors are least to be trusted with a drawn ending
+    result_weight_rise: float = 0.0
     epochs: int = 4
     batch: int = 4096
     #: Adam's step size; halved for each epoch of the last half
@@ -72,7 +78,9 @@ def targets(records: np.ndarray, settings: PerspectiveFitSettings) -> np.ndarray
     """The side to move's target probabilities of position records."""
     clip = settings.score_clip
     p = win_probability(np.clip(records["score"].astype(np.float64), -clip, clip))
-    w = settings.result_weight
+    w: Any = settings.result_weight
+    if settings.result_weight_rise:
+        w = w + settings.result_weight_rise * (1.0 - game_phase(records))
     return (1.0 - w) * p + w * (records["result"].astype(np.float64) + 1.0) / 2.0
 
 
@@ -182,11 +190,11 @@ def _check(settings: PerspectiveFitSettings, start: PerspectiveModel | None) -> 
     """Refuse settings no fit can follow, and a start of another shape."""
     if settings.activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {settings.activation!r} ({', '.join(ACTIVATIONS)})")
-    if settings.epochs < 1 or settings.batch < 1 or not 0.0 <= settings.result_weight <= 1.0:
-        raise ValueError(
-            f"epochs {settings.epochs} and batch {settings.batch} must be positive and the "
-            f"result weight {settings.result_weight} within [0, 1]"
-        )
+    weight, endgame = settings.result_weight, settings.result_weight + settings.result_weight_rise
+    if settings.epochs < 1 or settings.batch < 1:
+        raise ValueError(f"epochs {settings.epochs} and batch {settings.batch} must be positive")
+    if not (0.0 <= weight <= 1.0 and 0.0 <= endgame <= 1.0):
+        raise ValueError(f"the result weight {weight} (in endings {endgame}) must be within [0, 1]")
     if start is None:
         return
     theirs = (start.width, start.activation, start.buckets)
@@ -216,7 +224,9 @@ def _resume(
     if found is None:
         return []
     path, state = found
-    if state["settings"] != asdict(settings):
+    # A setting added since the checkpoint was written had its default then.
+    saved = {**asdict(PerspectiveFitSettings()), **state["settings"]}
+    if saved != asdict(settings):
         raise ValueError(
             f"{path}: a checkpoint of a fit with other settings ({state['settings']}); "
             "resume with those or use another state directory"

@@ -217,6 +217,20 @@ def squares(records: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Each board nibble's weight in the game's phase: empty, then white's pawn, knight,
+#: bishop, rook, queen, king, then black's; 24 at the start.
+PHASE_WEIGHTS = np.array([0, 0, 1, 1, 2, 4, 0, 0, 1, 1, 2, 4, 0], dtype=np.int32)
+PHASE_START = 24
+
+
+def game_phase(records: np.ndarray) -> np.ndarray:
+    """How much of the start's pieces (knights, bishops, rooks, queens; not pawns) each
+    position still has: 1 with all of them (or more, after promotions), 0 with kings and
+    pawns alone."""
+    weight = PHASE_WEIGHTS[squares(records)].sum(axis=1)
+    return np.minimum(1.0, weight / PHASE_START)
+
+
 def white_to_move(records: np.ndarray) -> np.ndarray:
     return (records["flags"] & 1).astype(bool)
 
