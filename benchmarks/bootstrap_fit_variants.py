@@ -5,12 +5,18 @@ against the run's best player.
         activation=screlu width=512 --out runs/fit-variants [--gate NAME ...]
     python benchmarks/bootstrap_fit_variants.py runs/zero-on --round 3 --held-out 10 \
         chunks=44 chunks=88 chunks=175 base --out runs/fit-data   # a learning curve
+    python benchmarks/bootstrap_fit_variants.py runs/zero-fast --round 4 --from-best \
+        result_weight_rise=0.5 --out runs/rise-fit --gate result_weight_rise=0.5
 
 Each variant is the run's fit plan (``RUN/bootstrap.json``) with the settings given
 (``key=value`` pairs joined by commas; ``base`` changes nothing), fitted fresh to the
 data round ``--round``'s fit reads (its chunks and those of the rounds before it, the
 round's last chunk held out, or its last K with ``--held-out K``), so the variants see
-the same positions in the same order.
+the same positions in the same order. With ``--from-best`` each starts, as the run's own
+fit does, from the network that was the run's best player when round ``--round`` began
+(so ``base`` then gives that round's candidate again).
+A variant already saved in ``OUT`` is read back and measured, not fitted again, so a
+killed benchmark started again goes on where it stopped.
 ``chunks=K`` fits to the last K of those training chunks only (the newest, nearest the
 held-out one), which draws a learning curve: held-out error against positions.
 Printed: a table of held-out loss, held-out RMS centipawns and CPU seconds, each
@@ -30,9 +36,19 @@ from pathlib import Path
 
 from treestrap.bootstrap.budgets import Budget
 from treestrap.bootstrap.gate import run_gate
-from treestrap.bootstrap.pipeline import SETTINGS_FILE, best_player, round_data_files
-from treestrap.distill.perspective_fit import PerspectiveFitSettings, fit_perspective
+from treestrap.bootstrap.pipeline import (
+    SETTINGS_FILE,
+    best_player,
+    finished_rounds,
+    round_data_files,
+)
+from treestrap.distill.perspective_fit import (
+    PerspectiveFitSettings,
+    fit_perspective,
+    held_out_errors,
+)
 from treestrap.distill.position_file import record_count
+from treestrap.evaluation.weight_files import load_weights
 
 FIT_FIELDS = {f.name for f in dataclasses.fields(PerspectiveFitSettings)}
 
@@ -58,6 +74,14 @@ def variant_settings(
     return dataclasses.replace(base, **changes), chunks
 
 
+def best_before(run: Path, number: int) -> Path:
+    """The run's best player when round ``number`` began."""
+    accepted = [r for r in finished_rounds(run) if r["accepted"] and r["round"] < number]
+    if not accepted:
+        raise SystemExit(f"error: {run}: no round before {number} has finished")
+    return run / accepted[-1]["player_file"]
+
+
 def positions(files: list[Path]) -> int:
     return sum(record_count(path) for path in files)
 
@@ -77,6 +101,11 @@ def main() -> None:
         help="hold out the round's last K chunks, not only its last (one chunk is about "
         "50 games: a larger set steadies a learning curve)",
     )
+    ap.add_argument(
+        "--from-best",
+        action="store_true",
+        help="start each fit from the best network before the round, as the run does",
+    )
     args = ap.parse_args()
     if args.held_out < 1:
         raise SystemExit("error: --held-out: at least 1")
@@ -95,18 +124,22 @@ def main() -> None:
     variants = {text: variant_settings(base, text) for text in args.variants}  # errors first
     print("| variant | training positions | held-out loss | held-out RMS (cp) | CPU seconds |")
     print("|---|---|---|---|---|")
+    start = load_weights(best_before(args.run, args.round)) if args.from_best else None
     for text, (settings, chunks) in variants.items():
         files = train if chunks is None else train[-chunks:]
+        saved = args.out / f"{text}.npz"
         cpu = time.process_time()
-        model, reports = fit_perspective(files, held_out, settings)
-        last = reports[-1]
-        model.metadata = {"fit": {"settings": dataclasses.asdict(settings), "variant": text}}
-        model.save(args.out / f"{text}.npz")
-        seconds = time.process_time() - cpu
-        print(
-            f"| {text} | {positions(files):,} | {last.held_out_loss:.4f} "
-            f"| {last.held_out_cp:.1f} | {seconds:.0f} |"
-        )
+        if saved.exists():
+            model = load_weights(saved)
+            loss, rms = held_out_errors(model, held_out, settings)
+            seconds = "(saved)"
+        else:
+            model, reports = fit_perspective(files, held_out, settings, start=start)
+            loss, rms = reports[-1].held_out_loss, reports[-1].held_out_cp
+            model.metadata = {"fit": {"settings": dataclasses.asdict(settings), "variant": text}}
+            model.save(saved)
+            seconds = f"{time.process_time() - cpu:.0f}"
+        print(f"| {text} | {positions(files):,} | {loss:.4f} | {rms:.1f} | {seconds} |")
     best = best_player(args.run)
     for text in args.gate:
         result = run_gate(args.out / f"{text}.npz", best, args.out / f"gate-{text}", budget.gate)
