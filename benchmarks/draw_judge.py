@@ -11,14 +11,19 @@ the win was there and the player did not convert it; a judge that calls it level
         --judge-nodes 1000000 --out runs/draw-judge
 
 Printed: one row a game (the peak, the judge's score, how the game ended, the material
-there) and the count of each verdict. Every search is node-limited, so the figures do
-not depend on the machine's load.
+there) and the count of each verdict. ``--rescore NAME=FILE`` (repeatable) searches
+each of those positions again with the weight file ``FILE`` at ``--rescore-nodes`` and
+adds its scores (pawns, the player's side) as a column, with their mean over the
+positions the judge calls level: how far another network still takes those draws for
+wins. Every search is node-limited, so the figures do not depend on the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -27,6 +32,23 @@ from loss_judge import Judge
 from loss_turns import own_scores
 
 AGREES, BETTER, WORSE = 150, 50, -50
+
+
+def rescorer(path: Path, nodes: int) -> Callable[[chess.Board], float]:
+    """The score (pawns, side to move) of a search of a board with the weights of
+    ``path`` to ``nodes`` nodes, from a fresh table each time."""
+    from treestrap.core.notation import parse_fen
+    from treestrap.engine.engine import Engine
+    from treestrap.evaluation.weight_files import load_weights
+    from treestrap.search.timeman import SearchLimits
+
+    engine = Engine(load_weights(path).evaluator(), hash_mb=16)
+
+    def score(board: chess.Board) -> float:
+        engine.new_game()
+        return engine.go(parse_fen(board.fen()), SearchLimits(nodes=nodes)).score / 100
+
+    return score
 
 
 def material(board: chess.Board, white: bool) -> str:
@@ -61,13 +83,21 @@ def main() -> int:
     parser.add_argument("--last", type=int, default=20, help="own moves before the end")
     parser.add_argument("--judge-nodes", type=int, default=1_000_000)
     parser.add_argument("--out", type=Path, required=True, help="a folder for the cache")
+    parser.add_argument("--rescore", action="append", default=[], metavar="NAME=FILE")
+    parser.add_argument("--rescore-nodes", type=int, default=100_000)
     args = parser.parse_args()
+    rescore = {}
+    for item in args.rescore:
+        name, _, path = item.partition("=")
+        if not name or not Path(path).is_file():
+            parser.error(f"--rescore {item}: NAME=FILE of a weight file")
+        rescore[name] = rescorer(Path(path), args.rescore_nodes)
     args.out.mkdir(parents=True, exist_ok=True)
     cache_path = args.out / "judge-cache.json"
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     judge = Judge(args.judge_nodes, cache)
     draws = 0
-    rows: list[tuple[str, float, int, str, str]] = []
+    rows: list[tuple[str, float, int, str, str, list[float]]] = []
     try:
         with args.pgn.open(encoding="utf-8") as fh:
             index = 0
@@ -90,14 +120,17 @@ def main() -> int:
                     board.push(move)
                 cp = -judge.verdict(board)["cp"]  # the opponent is to move
                 ending = game.headers.get("Termination", "?")
-                rows.append((f"{index}", peak, cp, ending, material(board, white)))
+                again = [-search(board) for search in rescore.values()]  # opponent to move
+                rows.append((f"{index}", peak, cp, ending, material(board, white), again))
     finally:
         cache_path.write_text(json.dumps(cache))
         judge.close()
-    print("| game | own peak (pawns) | judge (cp, player's side) | ended by | material |")
-    print("|---|---|---|---|---|")
-    for game_no, peak, cp, ending, pieces in sorted(rows, key=lambda r: r[2]):
-        print(f"| {game_no} | {peak:+.2f} | {cp:+d} | {ending} | {pieces} |")
+    names = "".join(f" {name} |" for name in rescore)
+    print(f"| game | own peak (pawns) | judge (cp, player's side) | ended by | material |{names}")
+    print("|---|---|---|---|---|" + "---|" * len(rescore))
+    for game_no, peak, cp, ending, pieces, again in sorted(rows, key=lambda r: r[2]):
+        others = "".join(f" {x:+.2f} |" for x in again)
+        print(f"| {game_no} | {peak:+.2f} | {cp:+d} | {ending} | {pieces} |{others}")
     counts = dict.fromkeys(VERDICTS, 0)
     for row in rows:
         counts[verdict(row[2])] += 1
@@ -105,6 +138,11 @@ def main() -> int:
     print(
         f"\n{draws} draws, {len(rows)} after an own score of +{args.ahead:.2f} or more: {summary}"
     )
+    level = [row[5] for row in rows if verdict(row[2]) == VERDICTS[1]]
+    for i, name in enumerate(rescore):
+        if level:
+            mean = statistics.fmean(again[i] for again in level)
+            print(f"{name} at {args.rescore_nodes:,} nodes: {mean:+.2f} on the level ones")
     return 0
 
 
