@@ -6,7 +6,7 @@ against the run's best player.
     python benchmarks/bootstrap_fit_variants.py runs/zero-on --round 3 --held-out 10 \
         chunks=44 chunks=88 chunks=175 base --out runs/fit-data   # a learning curve
     python benchmarks/bootstrap_fit_variants.py runs/zero-fast --round 4 --from-best \
-        result_weight_rise=0.5 --out runs/rise-fit --gate result_weight_rise=0.5
+        result_weight_rise=0.5 --out runs/rise-fit --gate result_weight_rise=0.5 --gate-games 300
 
 Each variant is the run's fit plan (``RUN/bootstrap.json``) with the settings given
 (``key=value`` pairs joined by commas; ``base`` changes nothing), fitted fresh to the
@@ -102,6 +102,9 @@ def main() -> None:
         "50 games: a larger set steadies a learning curve)",
     )
     ap.add_argument(
+        "--gate-games", type=int, metavar="N", help="the gate's game limit (default: the run's)"
+    )
+    ap.add_argument(
         "--from-best",
         action="store_true",
         help="start each fit from the best network before the round, as the run does",
@@ -141,8 +144,11 @@ def main() -> None:
             seconds = f"{time.process_time() - cpu:.0f}"
         print(f"| {text} | {positions(files):,} | {loss:.4f} | {rms:.1f} | {seconds} |")
     best = best_player(args.run)
+    gate = budget.gate
+    if args.gate_games is not None:
+        gate = dataclasses.replace(gate, max_games=args.gate_games)
     for text in args.gate:
-        result = run_gate(args.out / f"{text}.npz", best, args.out / f"gate-{text}", budget.gate)
+        result = run_gate(args.out / f"{text}.npz", best, args.out / f"gate-{text}", gate)
         print(f"{text} against {best.relative_to(args.run)}: {result.line()}")
         print(f"  {result.summary}")
 
