@@ -29,7 +29,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 from loss_judge import Judge
-from loss_turns import own_scores
+from loss_turns import own_scores, player_games
 
 AGREES, BETTER, WORSE = 150, 50, -50
 
@@ -99,29 +99,23 @@ def main() -> int:
     draws = 0
     rows: list[tuple[str, float, int, str, str, list[float]]] = []
     try:
-        with args.pgn.open(encoding="utf-8") as fh:
-            index = 0
-            while (game := chess.pgn.read_game(fh)) is not None:
-                index += 1
-                white = game.headers["White"] == args.player
-                if not white and game.headers["Black"] != args.player:
-                    continue
-                if game.headers["Result"] != "1/2-1/2":
-                    continue
-                draws += 1
-                scores = list(own_scores(game, white))[-args.last :]
-                if not scores:
-                    continue
-                ply, peak, _ = max(scores, key=lambda s: s[1])
-                if peak < args.ahead:
-                    continue
-                board = game.board()
-                for move in list(game.mainline_moves())[:ply]:
-                    board.push(move)
-                cp = -judge.verdict(board)["cp"]  # the opponent is to move
-                ending = game.headers.get("Termination", "?")
-                again = [-search(board) for search in rescore.values()]  # opponent to move
-                rows.append((f"{index}", peak, cp, ending, material(board, white), again))
+        for index, game, white, outcome in player_games(args.pgn, args.player):
+            if outcome != "drawn":
+                continue
+            draws += 1
+            scores = list(own_scores(game, white))[-args.last :]
+            if not scores:
+                continue
+            ply, peak, _ = max(scores, key=lambda s: s[1])
+            if peak < args.ahead:
+                continue
+            board = game.board()
+            for move in list(game.mainline_moves())[:ply]:
+                board.push(move)
+            cp = -judge.verdict(board)["cp"]  # the opponent is to move
+            again = [-search(board) for search in rescore.values()]
+            ending = game.headers.get("Termination", "?")
+            rows.append((f"{index}", peak, cp, ending, material(board, white), again))
     finally:
         cache_path.write_text(json.dumps(cache))
         judge.close()

@@ -37,7 +37,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
-from loss_turns import own_scores, turn
+from loss_turns import own_scores, player_games, turn
 from stockfish_builds import judge_command
 
 LOST, LEVEL, CAP = -150, -50, 1000
@@ -183,19 +183,13 @@ def main() -> int:
     falls: list[Fall] = []
     fallen: dict[int, chess.pgn.Game] = {}
     try:
-        with args.pgn.open(encoding="utf-8") as fh:
-            index = 0
-            while (game := chess.pgn.read_game(fh)) is not None:
-                index += 1
-                white = game.headers["White"] == args.player
-                if not white and game.headers["Black"] != args.player:
-                    continue
-                if game.headers["Result"] != ("0-1" if white else "1-0"):
-                    continue
-                if (fall := judge_game(index, game, args.player, judge)) is not None:
-                    falls.append(fall)
-                    fallen[index] = game
-                    print(f"game {index}: {fall.kind}", file=sys.stderr, flush=True)
+        for index, game, _, outcome in player_games(args.pgn, args.player):
+            if outcome != "lost":
+                continue
+            if (fall := judge_game(index, game, args.player, judge)) is not None:
+                falls.append(fall)
+                fallen[index] = game
+                print(f"game {index}: {fall.kind}", file=sys.stderr, flush=True)
         pick = own_search(args.preset)
         budgets = {"1x": args.nodes, f"{args.deeper}x": args.nodes * args.deeper}
         for fall in falls:

@@ -38,6 +38,23 @@ def own_scores(game: chess.pgn.Game, white: bool) -> Iterator[tuple[int, float, 
             yield ply, score, len(node.board().piece_map())
 
 
+def player_games(pgn: Path, player: str) -> Iterator[tuple[int, chess.pgn.Game, bool, str]]:
+    """``(number, game, white, outcome)`` for each game ``player`` played in ``pgn``:
+    its number in the file (from 1), whether the player had white, and ``"won"``,
+    ``"drawn"`` or ``"lost"`` for the player."""
+    with pgn.open(encoding="utf-8") as fh:
+        number = 0
+        while (game := chess.pgn.read_game(fh)) is not None:
+            number += 1
+            white = game.headers["White"] == player
+            if not white and game.headers["Black"] != player:
+                continue
+            result = game.headers["Result"]
+            ours, theirs = ("1-0", "0-1") if white else ("0-1", "1-0")
+            outcome = {ours: "won", theirs: "lost", "1/2-1/2": "drawn"}.get(result, "unfinished")
+            yield number, game, white, outcome
+
+
 def turn(scores: list[tuple[int, float, int]]) -> tuple[int, float, int] | None:
     """The first own move that fell from level or better to lost within ``WITHIN``."""
     for i in range(1, len(scores)):
@@ -54,19 +71,15 @@ def main() -> None:
     args = parser.parse_args()
     peaks: list[float] = []
     turns: list[tuple[int, float, int]] = []
-    with args.pgn.open(encoding="utf-8") as fh:
-        while (game := chess.pgn.read_game(fh)) is not None:
-            white = game.headers["White"] == args.player
-            if not white and game.headers["Black"] != args.player:
-                continue
-            if game.headers["Result"] != ("0-1" if white else "1-0"):
-                continue
-            scores = list(own_scores(game, white))
-            if not scores:
-                continue
-            peaks.append(max(s for _, s, _ in scores))
-            if (found := turn(scores)) is not None:
-                turns.append(found)
+    for _, game, white, outcome in player_games(args.pgn, args.player):
+        if outcome != "lost":
+            continue
+        scores = list(own_scores(game, white))
+        if not scores:
+            continue
+        peaks.append(max(s for _, s, _ in scores))
+        if (found := turn(scores)) is not None:
+            turns.append(found)
     if not peaks:
         raise SystemExit(f"no lost game of {args.player} with scores in {args.pgn}")
     lost = len(peaks)
