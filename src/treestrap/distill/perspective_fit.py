@@ -51,8 +51,8 @@ class PerspectiveFitSettings:
     result_weight: float = 0.25
     #: what that share gains as the pieces leave the board: ``result_weight`` with all
     #: of them, ``result_weight + result_weight_rise`` with kings and pawns alone
-    #: (:func:`~treestrap.distill.position_file.game_phase`), where search scores that
-    #: share the evaluation's errors are least to be trusted with a drawn ending
+    #: (:func:`~treestrap.distill.position_file.game_phase`); a rise of 0.5 made a
+    #: far weaker network (docs/reports/bootstrap-zero.md)
     result_weight_rise: float = 0.0
     epochs: int = 4
     batch: int = 4096
