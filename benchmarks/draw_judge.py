@@ -29,26 +29,18 @@ from pathlib import Path
 import chess
 import chess.pgn
 from loss_judge import Judge
-from loss_turns import own_scores, player_games
+from loss_turns import node_search, own_scores, player_games
 
 AGREES, BETTER, WORSE = 150, 50, -50
 
 
 def rescorer(path: Path, nodes: int) -> Callable[[chess.Board], float]:
     """The score (pawns, side to move) of a search of a board with the weights of
-    ``path`` to ``nodes`` nodes, from a fresh table each time."""
-    from treestrap.core.notation import parse_fen
-    from treestrap.engine.engine import Engine
+    ``path`` to ``nodes`` nodes."""
     from treestrap.evaluation.weight_files import load_weights
-    from treestrap.search.timeman import SearchLimits
 
-    engine = Engine(load_weights(path).evaluator(), hash_mb=16)
-
-    def score(board: chess.Board) -> float:
-        engine.new_game()
-        return engine.go(parse_fen(board.fen()), SearchLimits(nodes=nodes)).score / 100
-
-    return score
+    search = node_search(load_weights(path))
+    return lambda board: search(board, nodes).score / 100
 
 
 def material(board: chess.Board, white: bool) -> str:

@@ -37,7 +37,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
-from loss_turns import own_scores, player_games, turn
+from loss_turns import node_search, own_scores, player_games, turn
 from stockfish_builds import judge_command
 
 LOST, LEVEL, CAP = -150, -50, 1000
@@ -104,21 +104,12 @@ class Judge:
         self.engine.close()
 
 
-def own_search(preset: str, hash_mb: int = 16) -> Callable[[chess.Board, int], chess.Move]:
+def own_search(preset: str) -> Callable[[chess.Board, int], chess.Move]:
     """A function searching a board to a node count with the player's preset."""
-    from treestrap.core.notation import parse_fen
-    from treestrap.engine.engine import Engine
     from treestrap.evaluation.presets import preset_model
-    from treestrap.search.timeman import SearchLimits
 
-    engine = Engine(preset_model(preset).evaluator(), hash_mb=hash_mb)
-
-    def pick(board: chess.Board, nodes: int) -> chess.Move:
-        engine.new_game()
-        found = engine.go(parse_fen(board.fen()), SearchLimits(nodes=nodes)).best_move
-        return chess.Move.from_uci(found)
-
-    return pick
+    search = node_search(preset_model(preset))
+    return lambda board, nodes: chess.Move.from_uci(search(board, nodes).best_move)
 
 
 def judge_game(index: int, game: chess.pgn.Game, player: str, judge: Judge) -> Fall | None:

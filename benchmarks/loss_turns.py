@@ -14,11 +14,16 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 import chess.pgn
+
+if TYPE_CHECKING:
+    from treestrap.engine.engine import SearchOutcome
+    from treestrap.evaluation.weight_files import ChessModel
 
 #: A move comment's leading score: pawns, or a mate for (+) or against (-) the mover.
 SCORE = re.compile(r"\s*([+-]?\d+(?:\.\d+)?|[+-]mate)")
@@ -53,6 +58,24 @@ def player_games(pgn: Path, player: str) -> Iterator[tuple[int, chess.pgn.Game, 
             ours, theirs = ("1-0", "0-1") if white else ("0-1", "1-0")
             outcome = {ours: "won", theirs: "lost", "1/2-1/2": "drawn"}.get(result, "unfinished")
             yield number, game, white, outcome
+
+
+def node_search(
+    model: ChessModel, hash_mb: int = 16
+) -> Callable[[chess.Board, int], SearchOutcome]:
+    """A function searching a board to a node count with ``model``'s evaluation, from a
+    fresh table each time (the engine's own search, as it plays)."""
+    from treestrap.core.notation import parse_fen
+    from treestrap.engine.engine import Engine
+    from treestrap.search.timeman import SearchLimits
+
+    engine = Engine(model.evaluator(), hash_mb=hash_mb)
+
+    def search(board: chess.Board, nodes: int) -> SearchOutcome:
+        engine.new_game()
+        return engine.go(parse_fen(board.fen()), SearchLimits(nodes=nodes))
+
+    return search
 
 
 def turn(scores: list[tuple[int, float, int]]) -> tuple[int, float, int] | None:

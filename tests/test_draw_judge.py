@@ -59,3 +59,18 @@ def test_the_verdict_follows_the_judges_score() -> None:
     assert [verdict(cp) for cp in (-50, 0, 49)] == ["level by the judge"] * 3
     assert verdict(50) == verdict(149) == "better by the judge"
     assert verdict(150) == "won by the judge"
+
+
+def test_the_judges_own_searches_find_a_mate_in_one_and_score_it_as_won(tmp_path: Path) -> None:
+    """``loss_judge.own_search`` (a preset's move) and ``draw_judge.rescorer`` (a weight
+    file's score) both search with the engine that plays, through ``node_search``."""
+    from draw_judge import rescorer
+    from loss_judge import own_search
+
+    from treestrap.evaluation.presets import preset_model
+
+    board = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")  # Ra8 mates
+    assert own_search("learned")(board, 2000) == chess.Move.from_uci("a1a8")
+    preset_model("learned").save(tmp_path / "learned.npz")
+    assert rescorer(tmp_path / "learned.npz", 2000)(board) > 50  # a mate, in pawns
+    assert rescorer(tmp_path / "learned.npz", 2000)(chess.Board()) < 1
