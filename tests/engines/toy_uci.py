@@ -26,11 +26,14 @@ def main() -> int:
     cue = Misbehaviour(args)
     board = chess.Board()
     for line in sys.stdin:
+        if args.log:
+            with open(args.log, "a") as log:
+                log.write(line)
         tokens = line.split()
         if not tokens:
             continue
         if tokens[0] == "uci":
-            send("id name toy-uci")
+            send("id name treestrap toy" if args.our_name else "id name toy-uci")
             send("id author the treestrap tests")
             send("uciok")
         elif tokens[0] == "isready":
