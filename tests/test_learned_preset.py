@@ -75,7 +75,15 @@ def test_weights_show_by_the_presets_name_prints_the_checked_chain(
 
 
 def test_presets_by_name() -> None:
-    assert PRESET_NAMES == ("hand-set", "learned", "random", "self-play-net", "zero", "zero2")
+    assert PRESET_NAMES == (
+        "hand-set",
+        "learned",
+        "random",
+        "self-play-net",
+        "zero",
+        "zero2",
+        "zero3",
+    )
     assert np.array_equal(preset_model("learned").weights, learned_model().weights)
     assert np.array_equal(preset_model("random", seed=4).weights, random_model(seed=4).weights)
     with pytest.raises(ValueError, match="unknown preset 'strong'"):
@@ -112,11 +120,11 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
-def test_the_default_preset_is_zero2_for_players() -> None:
-    assert DEFAULT_PRESET == "zero2"
+def test_the_default_preset_is_zero3_for_players() -> None:
+    assert DEFAULT_PRESET == "zero3"
     ours = parse_player("treestrap")
-    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero2")
-    chosen, zero = load_model(ours), preset_model("zero2")
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero3")
+    chosen, zero = load_model(ours), preset_model("zero3")
     assert weights_sha256(stored_weights(chosen)) == weights_sha256(stored_weights(zero))
     # As a subprocess without a preset: no Preset option, so the engine's own default.
     uci = parse_player("treestrap-uci")
@@ -131,13 +139,13 @@ def test_uci_plays_its_default_preset_and_the_one_set_by_option(
     hand_set_engine = start_engine("--preset", "hand-set")
     try:
         hand_set = last_score(hand_set_engine, fen)
-        hand_set_engine.send("setoption name Preset value zero2")
+        hand_set_engine.send("setoption name Preset value zero3")
         # a go with no clock waits for the network's search to compile or load
         hand_set_engine.go("depth 1", READY_TIMEOUT)
         from_option = last_score(hand_set_engine, fen)
     finally:
         assert hand_set_engine.close() == 0
-    default = start_engine()  # no --preset: the default, zero2
+    default = start_engine()  # no --preset: the default, zero3
     try:
         by_default = last_score(default, fen)
         default.send("setoption name Preset value hand-set")

@@ -1,6 +1,7 @@
-"""The shipped ``zero`` and ``zero2`` presets: perspective networks made by ``treestrap
-bootstrap`` from random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``;
-``zero2``'s run started ``--from zero``). Each one's provenance chain checks against
+"""The shipped ``zero``, ``zero2`` and ``zero3`` presets: perspective networks made by
+``treestrap bootstrap`` from random weights (``RUN/best.npz`` shipped by
+``tools/ship_preset.py``; ``zero2``'s run started ``--from zero``, ``zero3`` is a later
+round of the same run). Each one's provenance chain checks against
 itself down to random weights drawn again, the run's record in the file agrees with the
 chain's figures, and it plays."""
 
@@ -24,7 +25,7 @@ from treestrap.search.timeman import SearchLimits
 MAX_CPU_HOURS = 30.0
 
 
-@pytest.fixture(scope="module", params=["zero", "zero2"])
+@pytest.fixture(scope="module", params=["zero", "zero2", "zero3"])
 def zero(request: pytest.FixtureRequest) -> PerspectiveModel:
     model = preset_model(request.param)
     assert isinstance(model, PerspectiveModel)
@@ -51,7 +52,7 @@ def test_it_is_a_bootstrap_network_whose_weights_match_their_record(zero: Perspe
     assert record["tool"] == "treestrap bootstrap"
     assert record["sha256"] == weights_sha256(stored_weights(zero))
     assert record["self_play_only"] is True
-    assert zero.metadata["preset"] in ("zero", "zero2")
+    assert zero.metadata["preset"] in ("zero", "zero2", "zero3")
     assert zero.width >= 256  # 8 times the 32 units of the hybrids (docs/bootstrap.md)
 
 
@@ -113,3 +114,17 @@ def test_zero2_was_started_from_the_shipped_zero() -> None:
     assert start["bootstrap"]["cpu_seconds"] == zero.metadata["bootstrap"]["cpu_seconds"]
     # its run carried zero's CPU time on: the chain's cost is counted from random weights
     assert zero2.metadata["bootstrap"]["cpu_seconds"] > zero.metadata["bootstrap"]["cpu_seconds"]
+
+
+def test_zero3_is_a_later_round_of_zero2s_run_fitted_from_it() -> None:
+    zero2, zero3 = preset_model("zero2"), preset_model("zero3")
+    run2, run3 = zero2.metadata["bootstrap"], zero3.metadata["bootstrap"]
+    assert (run3["start"], run3["seed"]) == (run2["start"], run2["seed"])
+    assert run3["round"] > run2["round"]
+    assert run3["cpu_seconds"] > run2["cpu_seconds"]
+    # zero2's network is in zero3's chain: its start and its data's player
+    chain = {record["sha256"] for record in _chain(zero3.metadata[KEY])}
+    assert weights_sha256(stored_weights(zero2)) in chain
+    # the run's recorded change of the result weight reaches zero3's round
+    changes = [c for c in run3["changes"] if "fit.result_weight" in c["set"]]
+    assert changes and changes[0]["from_round"] <= run3["round"]

@@ -22,7 +22,7 @@ START_FILE = "start.npz"
 
 def resolve_start(text: str, game: str) -> Path:
     """The file ``--from`` names: a path, or a shipped preset of ``game`` (chess:
-    ``zero``, ``zero2``; Connect Four: ``connect4-zero``, ``connect4-ntuple``)."""
+    ``zero``, ``zero2``, ``zero3``; Connect Four: ``connect4-zero``, ``connect4-ntuple``)."""
     from treestrap.games.registry import game_facts
 
     path = Path(text)

@@ -76,7 +76,7 @@ def add_parser(sub: Any) -> None:
         dest="start",
         metavar="WEIGHTS",
         help="start a new run from an earlier run's best player instead of round 0: its "
-        "RUN/best.npz or a preset made by treestrap bootstrap (chess: zero, zero2); the CPU "
+        "RUN/best.npz or a preset made by treestrap bootstrap (chess: zero, zero2, zero3); the CPU "
         "hours and Elo it recorded carry on, and so does its provenance chain",
     )
     p.add_argument(

@@ -70,7 +70,7 @@ def add_parser(sub: Any) -> None:
         description="Write a preset weight file: the hand-set baseline (textbook values, "
         "pawn = 100), small random weights, or a shipped file made by the tools from "
         "random weights by self-play (learned: linear TreeStrap weights; self-play-net: "
-        "a hybrid network; zero and zero2: the bootstrap pipeline's perspective networks), "
+        "a hybrid network; zero, zero2 and zero3: the bootstrap pipeline's perspective networks), "
         "with its provenance chain in the metadata.",
     )
     preset.add_argument("name", choices=list(PRESET_NAMES), help="which preset")

@@ -14,7 +14,9 @@ ZERO = "zero"
 #: The next network of the same chain: a ``treestrap bootstrap --from zero`` run with
 #: cheaper self-play labels (more positions a CPU hour); ``zero`` stays as it was measured.
 ZERO2 = "zero2"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2)
+#: A later round of ``zero2``'s run, fitted with less weight on the game results.
+ZERO3 = "zero3"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3)
 #: The presets whose weights are shipped files, each made by the tools and shipped by
 #: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
 #: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
@@ -23,14 +25,15 @@ SHIPPED_FILES = {
     SELF_PLAY_NET: "self-play-net.npz",
     ZERO: "zero.npz",
     ZERO2: "zero2.npz",
+    ZERO3: "zero3.npz",
 }
 SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2)
+NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
-DEFAULT_PRESET = ZERO2
+DEFAULT_PRESET = ZERO3
 #: Why the default is the default, for help texts: no figure here, where nothing would
 #: keep it true; the file's metadata and the docs hold the measured ones.
-DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO2} tells more"
+DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO3} tells more"
