@@ -18,6 +18,10 @@ from treestrap import __version__
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The commit a wheel was built from, written by its build into the package.
 COMMIT_FILE = "build_commit.txt"
+#: How the UCI engine names itself (``id name treestrap 0.1.0``): a match runner knows
+#: our engine, of any version, by the first word.
+ENGINE_FAMILY = "treestrap"
+ENGINE_NAME = f"{ENGINE_FAMILY} {__version__}"
 
 
 def _git(package_dir: Path, *args: str) -> subprocess.CompletedProcess[str] | None:

@@ -33,7 +33,6 @@ from typing import TextIO
 
 import chess
 
-from treestrap import __version__
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import (
     STARTING_FEN,
@@ -63,8 +62,8 @@ from treestrap.evaluation.weights import LinearModel
 from treestrap.search.timeman import DEFAULT_OVERHEAD, SearchLimits
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.value import MAX_PLY
+from treestrap.version import ENGINE_NAME
 
-ENGINE_NAME = f"treestrap {__version__}"
 ENGINE_AUTHOR = "the treestrap developers"
 
 HASH_DEFAULT, HASH_MIN, HASH_MAX = 16, 1, 4096

@@ -24,6 +24,7 @@ import chess.engine
 
 from treestrap.play.players import IN_PROCESS, XBOARD, PlayerSpec
 from treestrap.play.timecontrol import TimeControl
+from treestrap.version import ENGINE_FAMILY
 
 if TYPE_CHECKING:
     from treestrap.core.position import Position
@@ -38,8 +39,6 @@ MATE_SCORE = 100_000.0
 STARTUP_TIMEOUT = 300.0
 #: Seconds an engine gets to quit before its process is killed.
 QUIT_TIMEOUT = 5.0
-#: How our own UCI engine names itself (``id name treestrap VERSION``).
-OUR_ENGINE_NAME = "treestrap "
 #: In-process engines kept per worker process (each holds a transposition table).
 ENGINE_CACHE_SIZE = 8
 IN_PROCESS_HASH_MB = 16
@@ -122,7 +121,7 @@ class EngineProcess:
             if spec.options:
                 self.engine.configure(dict(spec.options))
             self.engine.ping()  # start-up work must not count against the clock
-            if self.engine.id.get("name", "").startswith(OUR_ENGINE_NAME):
+            if self.engine.id.get("name", "").split(" ")[0] == ENGINE_FAMILY:
                 warm_up(self.engine)
         except BaseException:
             self.close()
