@@ -83,6 +83,7 @@ def test_presets_by_name() -> None:
         "zero",
         "zero2",
         "zero3",
+        "zero4",
     )
     assert np.array_equal(preset_model("learned").weights, learned_model().weights)
     assert np.array_equal(preset_model("random", seed=4).weights, random_model(seed=4).weights)
@@ -120,11 +121,11 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
-def test_the_default_preset_is_zero3_for_players() -> None:
-    assert DEFAULT_PRESET == "zero3"
+def test_the_default_preset_is_zero4_for_players() -> None:
+    assert DEFAULT_PRESET == "zero4"
     ours = parse_player("treestrap")
-    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero3")
-    chosen, zero = load_model(ours), preset_model("zero3")
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero4")
+    chosen, zero = load_model(ours), preset_model("zero4")
     assert weights_sha256(stored_weights(chosen)) == weights_sha256(stored_weights(zero))
     # As a subprocess without a preset: no Preset option, so the engine's own default.
     uci = parse_player("treestrap-uci")
@@ -139,13 +140,13 @@ def test_uci_plays_its_default_preset_and_the_one_set_by_option(
     hand_set_engine = start_engine("--preset", "hand-set")
     try:
         hand_set = last_score(hand_set_engine, fen)
-        hand_set_engine.send("setoption name Preset value zero3")
+        hand_set_engine.send("setoption name Preset value zero4")
         # a go with no clock waits for the network's search to compile or load
         hand_set_engine.go("depth 1", READY_TIMEOUT)
         from_option = last_score(hand_set_engine, fen)
     finally:
         assert hand_set_engine.close() == 0
-    default = start_engine()  # no --preset: the default, zero3
+    default = start_engine()  # no --preset: the default, zero4
     try:
         by_default = last_score(default, fen)
         default.send("setoption name Preset value hand-set")

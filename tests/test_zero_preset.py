@@ -1,7 +1,7 @@
-"""The shipped ``zero``, ``zero2`` and ``zero3`` presets: perspective networks made by
-``treestrap bootstrap`` from random weights (``RUN/best.npz`` shipped by
-``tools/ship_preset.py``; ``zero2``'s run started ``--from zero``, ``zero3`` is a later
-round of the same run). Each one's provenance chain checks against
+"""The shipped ``zero``, ``zero2``, ``zero3`` and ``zero4`` presets: perspective networks
+made by ``treestrap bootstrap`` from random weights (``RUN/best.npz`` shipped by
+``tools/ship_preset.py``; ``zero2``'s run started ``--from zero``, ``zero3`` and ``zero4``
+are later rounds of the same run). Each one's provenance chain checks against
 itself down to random weights drawn again, the run's record in the file agrees with the
 chain's figures, and it plays."""
 
@@ -16,6 +16,7 @@ from treestrap.cli import main
 from treestrap.core.notation import STARTING_FEN, parse_fen
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.perspective_weights import PerspectiveModel
+from treestrap.evaluation.preset_names import BOOTSTRAP_PRESETS, SHIPPED_PRESETS
 from treestrap.evaluation.presets import preset_model, random_model
 from treestrap.evaluation.provenance import KEY, stored_weights, weights_sha256
 from treestrap.play.players import IN_PROCESS, UCI, parse_player
@@ -24,7 +25,7 @@ from treestrap.search.timeman import SearchLimits
 #: The budget's ceiling from random weights to the shipped network (docs/bootstrap.md).
 MAX_CPU_HOURS = 30.0
 #: The shipped presets the bootstrap pipeline made, each checked below.
-ZERO_PRESETS = ("zero", "zero2", "zero3")
+ZERO_PRESETS = BOOTSTRAP_PRESETS
 
 
 @pytest.fixture(scope="module", params=ZERO_PRESETS)
@@ -109,6 +110,23 @@ def test_it_plays_as_a_player_and_in_the_engine(zero: PerspectiveModel) -> None:
     assert chess.Move.from_uci(outcome.best_move) in chess.Board().legal_moves
 
 
+def test_the_bootstrap_presets_are_every_shipped_file_the_pipeline_wrote(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    written = [
+        name
+        for name in SHIPPED_PRESETS
+        if preset_model(name).metadata.get(KEY, {}).get("tool") == "treestrap bootstrap"
+    ]
+    assert tuple(written) == BOOTSTRAP_PRESETS
+    # the help of the options that take them lists them all
+    for command in (["bootstrap", "--help"], ["weights", "preset", "--help"]):
+        with pytest.raises(SystemExit):
+            main(command)
+        shown = " ".join(capsys.readouterr().out.split())
+        assert ", ".join(BOOTSTRAP_PRESETS) in shown
+
+
 def test_zero2_was_started_from_the_shipped_zero() -> None:
     zero, zero2 = preset_model("zero"), preset_model("zero2")
     start = zero2.metadata["bootstrap"]["start"]
@@ -118,15 +136,18 @@ def test_zero2_was_started_from_the_shipped_zero() -> None:
     assert zero2.metadata["bootstrap"]["cpu_seconds"] > zero.metadata["bootstrap"]["cpu_seconds"]
 
 
-def test_zero3_is_a_later_round_of_zero2s_run_fitted_from_it() -> None:
-    zero2, zero3 = preset_model("zero2"), preset_model("zero3")
-    run2, run3 = zero2.metadata["bootstrap"], zero3.metadata["bootstrap"]
-    assert (run3["start"], run3["seed"]) == (run2["start"], run2["seed"])
-    assert run3["round"] > run2["round"]
-    assert run3["cpu_seconds"] > run2["cpu_seconds"]
-    # zero2's network is in zero3's chain: its start and its data's player
-    chain = {record["sha256"] for record in _chain(zero3.metadata[KEY])}
-    assert weights_sha256(stored_weights(zero2)) in chain
-    # the run's recorded change of the result weight reaches zero3's round
-    changes = [c for c in run3["changes"] if "fit.result_weight" in c["set"]]
-    assert changes and changes[0]["from_round"] <= run3["round"]
+@pytest.mark.parametrize(("earlier", "later"), [("zero2", "zero3"), ("zero3", "zero4")])
+def test_a_later_preset_is_a_later_round_of_the_same_run_fitted_from_it(
+    earlier: str, later: str
+) -> None:
+    first, then = preset_model(earlier), preset_model(later)
+    run1, run2 = first.metadata["bootstrap"], then.metadata["bootstrap"]
+    assert (run2["start"], run2["seed"]) == (run1["start"], run1["seed"])
+    assert run2["round"] > run1["round"]
+    assert run2["cpu_seconds"] > run1["cpu_seconds"]
+    # the earlier network is in the later one's chain: its start and its data's player
+    chain = {record["sha256"] for record in _chain(then.metadata[KEY])}
+    assert weights_sha256(stored_weights(first)) in chain
+    # the run's recorded change of the result weight reaches the later round
+    changes = [c for c in run2["changes"] if "fit.result_weight" in c["set"]]
+    assert changes and changes[0]["from_round"] <= run2["round"]

@@ -21,8 +21,8 @@ START_FILE = "start.npz"
 
 
 def resolve_start(text: str, game: str) -> Path:
-    """The file ``--from`` names: a path, or a shipped preset of ``game`` (chess:
-    ``zero``, ``zero2``, ``zero3``; Connect Four: ``connect4-zero``, ``connect4-ntuple``)."""
+    """The file ``--from`` names: a path, or a shipped preset of ``game`` (the game's
+    facts list them; chess: ``preset_names.BOOTSTRAP_PRESETS``)."""
     from treestrap.games.registry import game_facts
 
     path = Path(text)

@@ -14,6 +14,7 @@ from typing import Any
 
 from treestrap.commands.arguments import add_backend_arguments, check_backend_arguments
 from treestrap.commands.interrupts import terminate_as_interrupt
+from treestrap.evaluation.preset_names import BOOTSTRAP_PRESETS
 from treestrap.games.registry import DEFAULT_GAME, game_facts, game_names
 
 #: The budgets by name (each game's provider holds their settings; the n-tuple ones are
@@ -76,8 +77,9 @@ def add_parser(sub: Any) -> None:
         dest="start",
         metavar="WEIGHTS",
         help="start a new run from an earlier run's best player instead of round 0: its "
-        "RUN/best.npz or a preset made by treestrap bootstrap (chess: zero, zero2, zero3); the CPU "
-        "hours and Elo it recorded carry on, and so does its provenance chain",
+        "RUN/best.npz or a preset made by treestrap bootstrap (chess: "
+        f"{', '.join(BOOTSTRAP_PRESETS)}); the CPU hours and Elo it recorded carry on, and "
+        "so does its provenance chain",
     )
     p.add_argument(
         "--minutes", type=_minutes, help="stop after the step running when they are spent"

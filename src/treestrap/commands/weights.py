@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.commands.arguments import int_at_least
-from treestrap.evaluation.preset_names import NETWORK_PRESETS, PRESET_NAMES
+from treestrap.evaluation.preset_names import BOOTSTRAP_PRESETS, NETWORK_PRESETS, PRESET_NAMES
 
 
 def _non_negative_int(text: str) -> int:
@@ -70,7 +70,8 @@ def add_parser(sub: Any) -> None:
         description="Write a preset weight file: the hand-set baseline (textbook values, "
         "pawn = 100), small random weights, or a shipped file made by the tools from "
         "random weights by self-play (learned: linear TreeStrap weights; self-play-net: "
-        "a hybrid network; zero, zero2 and zero3: the bootstrap pipeline's perspective networks), "
+        f"a hybrid network; {', '.join(BOOTSTRAP_PRESETS)}: the bootstrap pipeline's "
+        "perspective networks), "
         "with its provenance chain in the metadata.",
     )
     preset.add_argument("name", choices=list(PRESET_NAMES), help="which preset")

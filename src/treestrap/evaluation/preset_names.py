@@ -16,7 +16,9 @@ ZERO = "zero"
 ZERO2 = "zero2"
 #: A later round of ``zero2``'s run, fitted with less weight on the game results.
 ZERO3 = "zero3"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3)
+#: A later round of the same run, fitted from ``zero3`` to more of its own games.
+ZERO4 = "zero4"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4)
 #: The presets whose weights are shipped files, each made by the tools and shipped by
 #: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
 #: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
@@ -26,14 +28,18 @@ SHIPPED_FILES = {
     ZERO: "zero.npz",
     ZERO2: "zero2.npz",
     ZERO3: "zero3.npz",
+    ZERO4: "zero4.npz",
 }
 SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3)
+NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4)
+#: The shipped presets written by ``treestrap bootstrap`` (a run may start ``--from`` them),
+#: oldest first; help texts list them from here.
+BOOTSTRAP_PRESETS = (ZERO, ZERO2, ZERO3, ZERO4)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
-DEFAULT_PRESET = ZERO3
+DEFAULT_PRESET = ZERO4
 #: Why the default is the default, for help texts: no figure here, where nothing would
 #: keep it true; the file's metadata and the docs hold the measured ones.
-DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO3} tells more"
+DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO4} tells more"
