@@ -6,18 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess
+import chess.pgn
 import numpy as np
 import pytest
 
 from treestrap.bootstrap.chunks import chunk_path
-from treestrap.bootstrap.gate import BEST, CANDIDATE, decide
+from treestrap.bootstrap.gate import BEST, CANDIDATE, decide, stored_games_cpu_seconds
 from treestrap.bootstrap.pipeline import ForeignDataError, check_own_data
 from treestrap.bootstrap.selfplay import FIRST_RECORDED_PLY, SelfPlaySettings, play_chunk, play_game
 from treestrap.distill.position_file import read_header, read_records, to_fen
 from treestrap.engine.engine import Engine
 from treestrap.evaluation.presets import preset_model
 from treestrap.evaluation.provenance import file_sha256
+from treestrap.play.game import thinking_seconds
 from treestrap.play.openings import built_in_book
+from treestrap.play.results_db import ResultsDB, StoredGame
 from treestrap.play.sprt_match import SprtWatch
 from treestrap.rating.gsprt import parse_gsprt
 
@@ -112,6 +115,31 @@ def test_the_gate_rejects_a_weaker_or_undecided_candidate() -> None:
     undecided = decide(played, watch)
     assert not undecided.accepted and undecided.decision == "continue"
     assert "undecided" in undecided.summary
+
+
+def _noted_game(notes: list[str]) -> str:
+    """A game's PGN whose moves carry ``notes`` as the runner writes them."""
+    game = chess.pgn.Game()
+    node = game
+    for move, note in zip(["e4", "e5", "Nf3", "Nc6"], notes, strict=False):
+        node = node.add_variation(node.board().parse_san(move), comment=note)
+    return str(game)
+
+
+def test_thinking_time_is_read_from_the_move_notes() -> None:
+    pgn = _noted_game(["+0.34 0.20s", "-mate 1.50s", "0.30s", "-0.12 0.05s"])
+    assert thinking_seconds(pgn) == pytest.approx(2.05)
+    assert thinking_seconds(_noted_game([])) == 0.0
+
+
+def test_a_stopped_gate_counts_its_stored_games_by_their_thinking_time(tmp_path: Path) -> None:
+    """The games a stopped gate left cost the CPU time of their engines' thinking,
+    which the resumed gate's own process never measures."""
+    with ResultsDB.create(tmp_path, "{}") as db:
+        for i, notes in enumerate([["+0.10 1.25s", "-0.10 0.75s"], ["2.50s"]]):
+            pgn = _noted_game(notes)
+            db.add_game(StoredGame(i, 1, CANDIDATE, BEST, "", "1-0", "", 2, pgn, ""))
+    assert stored_games_cpu_seconds(tmp_path) == pytest.approx(4.5)
 
 
 def test_budgets_round_trip_through_the_run_settings() -> None:

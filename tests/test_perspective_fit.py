@@ -17,7 +17,11 @@ import torch
 
 from treestrap.core.notation import parse_fen, position_from_board
 from treestrap.distill import perspective_fit
-from treestrap.distill.fit_checkpoints import last_checkpoint, save_checkpoint
+from treestrap.distill.fit_checkpoints import (
+    checkpointed_cpu_seconds,
+    last_checkpoint,
+    save_checkpoint,
+)
 from treestrap.distill.perspective_fit import (
     PerspectiveFitSettings,
     fit_perspective,
@@ -144,6 +148,11 @@ def test_the_sparse_network_and_its_gradient_equal_the_twins() -> None:
         assert torch.allclose(theirs, ours.grad, rtol=1e-4, atol=1e-7)
 
 
+def _figures(reports: list) -> list:
+    """Epoch reports without their CPU time, which no two runs share."""
+    return [replace(r, cpu_seconds=0.0) for r in reports]
+
+
 class Killed(Exception):
     """Stands for a kill of the fitting process."""
 
@@ -168,7 +177,7 @@ def test_a_killed_fit_resumes_to_the_same_weights(files, fitted, tmp_path, monke
     model, reports = fit_perspective(train, held_out, SETTINGS, state_dir=state)
     expected, expected_reports = fitted
     assert np.array_equal(model.weights, expected.weights)
-    assert reports == expected_reports
+    assert _figures(reports) == _figures(expected_reports)
     assert sorted(p.name for p in state.iterdir()) == ["fit-epoch-1.pt", "fit-epoch-2.pt"]
 
     def no_step(*args: object) -> None:
@@ -242,3 +251,14 @@ def test_a_checkpoint_from_before_a_new_setting_resumes_with_its_default(
         fit_perspective(
             train, held_out, replace(SETTINGS, result_weight_rise=0.25), state_dir=state
         )
+
+
+def test_the_checkpoints_keep_the_cpu_time_of_their_epochs(files, tmp_path) -> None:
+    """Each epoch reports its CPU time, and the last checkpoint holds them all: what a
+    resumed fit adds to the time its own process measures."""
+    train, held_out = files
+    state = tmp_path / "state"
+    assert checkpointed_cpu_seconds(state) == 0.0
+    _, reports = fit_perspective(train, held_out, SETTINGS, state_dir=state)
+    assert all(r.cpu_seconds > 0 for r in reports)
+    assert checkpointed_cpu_seconds(state) == pytest.approx(sum(r.cpu_seconds for r in reports))

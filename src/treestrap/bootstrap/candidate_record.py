@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from treestrap.distill.fit_checkpoints import checkpointed_cpu_seconds
 from treestrap.evaluation.provenance import (
     KEY,
     chain_self_play_only,
@@ -104,9 +105,11 @@ def fit_round_candidate(
     fitted = fitted_summary(candidate, state_dir)
     if fitted is not None:
         return fitted
+    # A fit stopped and resumed: its finished epochs' CPU time is in their checkpoints.
+    earlier = checkpointed_cpu_seconds(state_dir)
     cpu = time.process_time()
     outcome = fit()
-    cpu_seconds = time.process_time() - cpu
+    cpu_seconds = earlier + time.process_time() - cpu
     model = outcome.model
     record = candidate_record(
         stored_weights(model),

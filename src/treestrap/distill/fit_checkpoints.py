@@ -52,3 +52,12 @@ def last_checkpoint(state_dir: Path) -> tuple[Path, dict[str, Any]] | None:
         return None
     path = checkpoint_path(state_dir, max(epochs))
     return path, torch.load(path, weights_only=True, map_location="cpu")
+
+
+def checkpointed_cpu_seconds(state_dir: Path) -> float:
+    """The CPU time of the epochs checkpointed in ``state_dir`` (0 without a checkpoint):
+    what a stopped fit spent, which the process that goes on from it never measures."""
+    found = last_checkpoint(state_dir) if state_dir.is_dir() else None
+    if found is None:
+        return 0.0
+    return float(sum(r.get("cpu_seconds", 0.0) for r in found[1].get("reports", [])))

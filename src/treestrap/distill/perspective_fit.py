@@ -12,14 +12,16 @@ last half. The network trains in float32 on sparse inputs
 would be saved: quantized to the integer grid of the compiled network.
 
 With a state directory each finished epoch leaves a checkpoint there (the network, the
-optimizer, the reports so far), and a fit started again resumes from the last one: every
-epoch's randomness comes from the settings' seed and the epoch alone, so a fit killed
-at any point and resumed ends with the weights of one never interrupted.
+optimizer, the reports so far, each with its epoch's CPU time), and a fit started again
+resumes from the last one: every epoch's randomness comes from the settings' seed and
+the epoch alone, so a fit killed at any point and resumed ends with the weights of one
+never interrupted.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,8 @@ class EpochReport:
     train_loss: float  # mean cross-entropy of the training batches, as they were stepped
     held_out_loss: float  # cross-entropy on the held-out files
     held_out_cp: float  # RMS centipawns against the (clipped) search scores held out
+    #: CPU time of the epoch (this process, its threads included), held-out errors too
+    cpu_seconds: float = 0.0
 
 
 def targets(records: np.ndarray, settings: PerspectiveFitSettings) -> np.ndarray:
@@ -148,6 +152,7 @@ def fit_perspective(
     if state_dir is not None:
         reports = _resume(state_dir, settings, net, optimizer)
     for epoch in range(len(reports) + 1, settings.epochs + 1):
+        cpu = time.process_time()
         torch.manual_seed(settings.seed * 1_000_003 + epoch)
         half = settings.epochs // 2
         for group in optimizer.param_groups:
@@ -169,7 +174,8 @@ def fit_perspective(
         bar.close()
         model = _model_of(net, settings)
         loss_out, cp_out = held_out_errors(model, held_out_files, settings)
-        reports.append(EpochReport(epoch, seen, loss_sum / seen, loss_out, cp_out))
+        spent = time.process_time() - cpu
+        reports.append(EpochReport(epoch, seen, loss_sum / seen, loss_out, cp_out, spent))
         if progress:
             print(
                 f"epoch {epoch}: train loss {loss_sum / seen:.4f}, held-out loss "

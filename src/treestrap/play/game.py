@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import re
 import socket
 import threading
 import time
@@ -169,6 +170,15 @@ def _timed_move(
     if barked.is_set():  # stopped by the watchdog: whatever it raised then is no bug
         failure, error = f"engine hung for {timeout:.1f} s", None
     return reply, spent, failure, error
+
+
+#: A move's note ends in the mover's thinking time (:func:`_note`).
+_THINKING = re.compile(r"(\d+\.\d+)s \}")
+
+
+def thinking_seconds(pgn: str) -> float:
+    """Both sides' thinking time in a game this runner wrote, from its move notes."""
+    return sum(float(spent) for spent in _THINKING.findall(pgn))
 
 
 def _note(score: float | None, spent: float) -> str:
