@@ -5,10 +5,12 @@
 Each round holds out its own last chunk of games, so the losses its report lists are
 measured on different positions. Here every round's candidate and the best network it
 faced are measured on that round's held-out chunk (their difference: what the round's
-fit gained on games it did not learn from), and every best network of the run on the
-last round's held-out chunk (one common set: the run's progress as a loss). The fit's
-settings (result weight, score clip) come from the run's budget. Rounds whose best
-player is a linear weight file have no network loss to show.
+fit gained on games it did not learn from), under the fit settings of the round's own
+budget (result weight, score clip), beside the floor: the mean entropy of those
+held-out targets, the least loss any network could reach on them. Then every best
+network of the run is measured on the last round's held-out chunk (one common set: the
+run's progress as a loss). Rounds whose best player is a linear weight file have no
+network loss to show.
 """
 
 from __future__ import annotations
@@ -18,9 +20,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from treestrap.bootstrap.budget_changes import ROUND_BUDGET_FILE
 from treestrap.bootstrap.budgets import Budget
-from treestrap.bootstrap.pipeline import SETTINGS_FILE, finished_rounds, round_data_files
-from treestrap.distill.perspective_fit import PerspectiveFitSettings, held_out_errors
+from treestrap.bootstrap.pipeline import (
+    SETTINGS_FILE,
+    finished_rounds,
+    round_data_files,
+    round_dir,
+)
+from treestrap.distill.perspective_fit import PerspectiveFitSettings, held_out_errors, targets
+from treestrap.distill.position_file import iter_batches
 from treestrap.evaluation.perspective_weights import PerspectiveModel
 from treestrap.evaluation.weight_files import load_weights
 
@@ -34,14 +45,32 @@ def loss(model: PerspectiveModel | None, files: list[Path], fit: PerspectiveFitS
     return "-" if model is None else f"{held_out_errors(model, files, fit)[0]:.4f}"
 
 
+def target_entropy(files: list[Path], fit: PerspectiveFitSettings) -> float:
+    """The mean entropy of the fit's targets on ``files``: the least cross-entropy a
+    network could reach there."""
+    total, count = 0.0, 0
+    for records in iter_batches(files, 65536):
+        y = np.clip(targets(records, fit), 1e-12, 1.0 - 1e-12)
+        total += float(-(y * np.log(y) + (1.0 - y) * np.log1p(-y)).sum())
+        count += len(records)
+    return total / count
+
+
+def round_budget(run: Path, number: int, budget: Budget) -> Budget:
+    """The budget round ``number`` was fitted with (its ``budget.json``; else the run's)."""
+    path = round_dir(run, number) / ROUND_BUDGET_FILE
+    return Budget.from_json(json.loads(path.read_text())) if path.exists() else budget
+
+
 def round_rows(run: Path, budget: Budget) -> list[str]:
     """One row a round: its candidate and its best network on its held-out chunk."""
-    fit = budget.fit.settings()
     rows, best = [], None
     for record in finished_rounds(run):
         player = run / record["player_file"]
         if record["round"] > 0:
-            _, held_out = round_data_files(run, record["round"], budget)
+            own = round_budget(run, record["round"], budget)
+            fit = own.fit.settings()
+            _, held_out = round_data_files(run, record["round"], own)
             candidate = network(player)
             assert candidate is not None, f"{player}: not a perspective network"
             ours = held_out_errors(candidate, held_out, fit)[0]
@@ -49,7 +78,11 @@ def round_rows(run: Path, budget: Budget) -> list[str]:
             gain = "-" if theirs is None else f"{theirs - ours:+.4f}"
             theirs_text = "-" if theirs is None else f"{theirs:.4f}"
             accepted = "yes" if record["accepted"] else "no"
-            rows.append(f"| {record['round']} | {ours:.4f} | {theirs_text} | {gain} | {accepted} |")
+            floor = target_entropy(held_out, fit)
+            rows.append(
+                f"| {record['round']} | {ours:.4f} | {theirs_text} | {gain} | {floor:.4f} "
+                f"| {accepted} |"
+            )
         if record["accepted"]:
             best = network(player)
     return rows
@@ -78,8 +111,8 @@ def main() -> None:
     records = finished_rounds(args.run)
     if len(records) < 2:
         parser.error(f"{args.run}: no network round has finished")
-    print("| round | candidate | best before it | gain | accepted |")
-    print("|---|---|---|---|---|")
+    print("| round | candidate | best before it | gain | floor | accepted |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(round_rows(args.run, budget)))
     print(f"\nEvery accepted network on round {records[-1]['round']}'s held-out chunk:\n")
     print("| accepted in round | held-out loss |")
