@@ -84,6 +84,7 @@ def test_presets_by_name() -> None:
         "zero2",
         "zero3",
         "zero4",
+        "zero5",
     )
     assert np.array_equal(preset_model("learned").weights, learned_model().weights)
     assert np.array_equal(preset_model("random", seed=4).weights, random_model(seed=4).weights)
@@ -121,11 +122,11 @@ def test_learned_player_in_tournaments() -> None:
     assert uci.kind == UCI and uci.options == (("Preset", "learned"),)
 
 
-def test_the_default_preset_is_zero4_for_players() -> None:
-    assert DEFAULT_PRESET == "zero4"
+def test_the_default_preset_is_zero5_for_players() -> None:
+    assert DEFAULT_PRESET == "zero5"
     ours = parse_player("treestrap")
-    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero4")
-    chosen, zero = load_model(ours), preset_model("zero4")
+    assert (ours.name, ours.kind, ours.preset) == ("treestrap", IN_PROCESS, "zero5")
+    chosen, zero = load_model(ours), preset_model("zero5")
     assert weights_sha256(stored_weights(chosen)) == weights_sha256(stored_weights(zero))
     # As a subprocess without a preset: no Preset option, so the engine's own default.
     uci = parse_player("treestrap-uci")
@@ -140,13 +141,13 @@ def test_uci_plays_its_default_preset_and_the_one_set_by_option(
     hand_set_engine = start_engine("--preset", "hand-set")
     try:
         hand_set = last_score(hand_set_engine, fen)
-        hand_set_engine.send("setoption name Preset value zero4")
+        hand_set_engine.send("setoption name Preset value zero5")
         # a go with no clock waits for the network's search to compile or load
         hand_set_engine.go("depth 1", READY_TIMEOUT)
         from_option = last_score(hand_set_engine, fen)
     finally:
         assert hand_set_engine.close() == 0
-    default = start_engine()  # no --preset: the default, zero4
+    default = start_engine()  # no --preset: the default, zero5
     try:
         by_default = last_score(default, fen)
         default.send("setoption name Preset value hand-set")

@@ -38,10 +38,10 @@ OPTIONS = {
     "Hash": "option name Hash type spin default 16 min 1 max 4096",
     "Threads": f"option name Threads type spin default 1 min 1 max {os.cpu_count() or 1}",
     "Weights": "option name Weights type string default <empty>",
-    # The default is the strongest measured preset, zero4 (evaluation/preset_names.py).
+    # The default is the strongest measured preset, zero5 (evaluation/preset_names.py).
     "Preset": (
-        "option name Preset type combo default zero4 var hand-set var learned var random "
-        "var self-play-net var zero var zero2 var zero3 var zero4"
+        "option name Preset type combo default zero5 var hand-set var learned var random "
+        "var self-play-net var zero var zero2 var zero3 var zero4 var zero5"
     ),
     "Move Overhead": "option name Move Overhead type spin default 20 min 0 max 5000",
 }

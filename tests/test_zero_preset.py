@@ -1,7 +1,7 @@
-"""The shipped ``zero``, ``zero2``, ``zero3`` and ``zero4`` presets: perspective networks
-made by ``treestrap bootstrap`` from random weights (``RUN/best.npz`` shipped by
-``tools/ship_preset.py``; ``zero2``'s run started ``--from zero``, ``zero3`` and ``zero4``
-are later rounds of the same run). Each one's provenance chain checks against
+"""The shipped ``zero`` to ``zero5`` presets: perspective networks made by ``treestrap
+bootstrap`` from random weights (``RUN/best.npz`` shipped by ``tools/ship_preset.py``;
+``zero2``'s run started ``--from zero``, ``zero3``, ``zero4`` and ``zero5`` are later
+rounds of the same run). Each one's provenance chain checks against
 itself down to random weights drawn again, the run's record in the file agrees with the
 chain's figures, and it plays."""
 
@@ -136,8 +136,10 @@ def test_zero2_was_started_from_the_shipped_zero() -> None:
     assert zero2.metadata["bootstrap"]["cpu_seconds"] > zero.metadata["bootstrap"]["cpu_seconds"]
 
 
-@pytest.mark.parametrize(("earlier", "later"), [("zero2", "zero3"), ("zero3", "zero4")])
-def test_a_later_preset_is_a_later_round_of_the_same_run_fitted_from_it(
+@pytest.mark.parametrize(
+    ("earlier", "later"), [("zero2", "zero3"), ("zero3", "zero4"), ("zero4", "zero5")]
+)
+def test_a_later_preset_is_a_later_round_of_the_same_run_built_on_it(
     earlier: str, later: str
 ) -> None:
     first, then = preset_model(earlier), preset_model(later)
@@ -151,3 +153,16 @@ def test_a_later_preset_is_a_later_round_of_the_same_run_fitted_from_it(
     # the run's recorded change of the result weight reaches the later round
     changes = [c for c in run2["changes"] if "fit.result_weight" in c["set"]]
     assert changes and changes[0]["from_round"] <= run2["round"]
+
+
+def test_zero5_is_twice_as_wide_and_fitted_afresh_to_zero4s_games() -> None:
+    """A network of another width cannot start from ``zero4``'s: its one parent is the
+    player of its data, and the run's recorded change of width reaches its round."""
+    zero4, zero5 = preset_model("zero4"), preset_model("zero5")
+    assert (zero4.width, zero5.width) == (256, 512)
+    parents = zero5.metadata[KEY]["parents"]
+    assert [p["role"] for p in parents] == ["self-play data"]
+    assert parents[0]["sha256"] == weights_sha256(stored_weights(zero4))
+    run = zero5.metadata["bootstrap"]
+    widths = [c for c in run["changes"] if "fit.width" in c["set"]]
+    assert widths[0]["set"]["fit.width"] == 512 and widths[0]["from_round"] <= run["round"]

@@ -18,7 +18,10 @@ ZERO2 = "zero2"
 ZERO3 = "zero3"
 #: A later round of the same run, fitted from ``zero3`` to more of its own games.
 ZERO4 = "zero4"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4)
+#: A later round of the same run: a network twice as wide (512 units a side), fitted
+#: afresh to the run's games of ``zero4``'s and earlier players.
+ZERO5 = "zero5"
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
 #: The presets whose weights are shipped files, each made by the tools and shipped by
 #: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
 #: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
@@ -29,17 +32,18 @@ SHIPPED_FILES = {
     ZERO2: "zero2.npz",
     ZERO3: "zero3.npz",
     ZERO4: "zero4.npz",
+    ZERO5: "zero5.npz",
 }
 SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4)
+NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
 #: The shipped presets written by ``treestrap bootstrap`` (a run may start ``--from`` them),
 #: oldest first; help texts list them from here.
-BOOTSTRAP_PRESETS = (ZERO, ZERO2, ZERO3, ZERO4)
+BOOTSTRAP_PRESETS = (ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
-DEFAULT_PRESET = ZERO4
+DEFAULT_PRESET = ZERO5
 #: Why the default is the default, for help texts: no figure here, where nothing would
 #: keep it true; the file's metadata and the docs hold the measured ones.
-DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO4} tells more"
+DEFAULT_PRESET_WHY = f"the strongest measured; treestrap weights show {ZERO5} tells more"

@@ -2,9 +2,9 @@
 
 =================================  ==================================================
 ``treestrap``                      our engine in process, the default preset's weights
-                                   (``zero4``, the strongest measured)
+                                   (``zero5``, the strongest measured)
 ``hand-set``                       our engine in process, hand-set weights
-``learned``, ``zero4``, ...        our engine in process, a shipped preset's weights
+``learned``, ``zero5``, ...        our engine in process, a shipped preset's weights
 ``random[:SEED]``                  our engine in process, small random weights
 ``PATH.npz`` / ``weights:PATH``    our engine in process, a weight file or checkpoint
 ``treestrap-uci[:PATH|PRESET]``    our engine as a UCI subprocess (a preset by name;
