@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.bootstrap.budget_changes import ROUND_BUDGET_FILE
+from treestrap.bootstrap.budget_changes import round_budget
 from treestrap.bootstrap.budgets import Budget
 from treestrap.bootstrap.pipeline import (
     SETTINGS_FILE,
@@ -56,19 +56,14 @@ def target_entropy(files: list[Path], fit: PerspectiveFitSettings) -> float:
     return total / count
 
 
-def round_budget(run: Path, number: int, budget: Budget) -> Budget:
-    """The budget round ``number`` was fitted with (its ``budget.json``; else the run's)."""
-    path = round_dir(run, number) / ROUND_BUDGET_FILE
-    return Budget.from_json(json.loads(path.read_text())) if path.exists() else budget
-
-
 def round_rows(run: Path, budget: Budget) -> list[str]:
     """One row a round: its candidate and its best network on its held-out chunk."""
     rows, best = [], None
     for record in finished_rounds(run):
         player = run / record["player_file"]
         if record["round"] > 0:
-            own = round_budget(run, record["round"], budget)
+            # the budget the round began with (every finished round has its own file)
+            own = round_budget(round_dir(run, record["round"]), budget.to_json(), Budget.from_json)
             fit = own.fit.settings()
             _, held_out = round_data_files(run, record["round"], own)
             candidate = network(player)
