@@ -46,6 +46,9 @@ def test_a_change_is_checked_against_the_budget() -> None:
     assert (new["gate"]["max_games"], new["fit"]["lr"], new["rounds"]) == (800, 1.0, 20)
     assert budget == STANDARD.to_json()  # the original is left as it was
     assert Budget.from_json(new).gate.max_games == 800
+    # a key given twice takes its last value, as on most command lines
+    twice = changed_budget(budget, [("fit.width", 512), ("fit.width", 1024)])
+    assert twice["fit"]["width"] == 1024
     with pytest.raises(ValueError, match="no such setting"):
         changed_budget(budget, [("gate.max_gmes", 800)])
     with pytest.raises(ValueError, match="no such setting"):
