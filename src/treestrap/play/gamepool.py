@@ -104,20 +104,28 @@ def die_with_parent(parent: int) -> None:
 
 
 def stop_workers(pool: futures.ProcessPoolExecutor) -> None:
-    """End a pool's worker processes now, whatever they are doing."""
+    """End a pool's worker processes now, whatever they are doing, and wait for the
+    pool's manager thread to see them gone."""
+    manager = getattr(pool, "_executor_manager_thread", None)
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
     if terminate is not None:
         terminate()
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        # A worker deep in a compiled search can outlive SIGTERM (seen under a full test
-        # session); SIGKILL cannot be put off.
-        process.join(timeout=2.0)
-        if process.is_alive():
-            process.kill()
+    else:
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            # A worker deep in a compiled search can outlive SIGTERM (seen under a full
+            # test session); SIGKILL cannot be put off.
+            process.join(timeout=2.0)
+            if process.is_alive():
+                process.kill()
+    if manager is not None:
+        # The manager thread closes its wake-up pipe as it ends; the interpreter's exit
+        # hook writes to that pipe without a lock, and if the two meet, exit prints an
+        # OSError traceback (Python 3.11, seen under a loaded test session). Once the
+        # thread has ended, the hook sees the pipe closed and writes nothing.
+        manager.join(timeout=30.0)
 
 
 def retry_game(
