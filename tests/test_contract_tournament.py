@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -13,11 +14,12 @@ from typing import NamedTuple
 
 import pytest
 
+from treestrap.bootstrap.connect4_gate import stored_games_cpu_seconds
 from treestrap.cli import main
 from treestrap.games.connect4_game import CONNECT4_GAME
 from treestrap.games.contract import MovePlayer, TournamentPlay
 from treestrap.games.facts import GameFacts
-from treestrap.games.move_pgn import move_pgn
+from treestrap.games.move_pgn import move_pgn, recorded_cpu_seconds
 from treestrap.games.registry import register, unregister
 from treestrap.play.contract_game import RandomMovePlayer
 from treestrap.play.contract_tournament import (
@@ -38,6 +40,16 @@ class _Crashing(RandomMovePlayer):
         raise RuntimeError("no move today")
 
 
+class _Busy(RandomMovePlayer):
+    """Spends 10 ms of CPU time on each choice."""
+
+    def choose(self, pos: object) -> int:
+        end = time.process_time() + 0.01
+        while time.process_time() < end:
+            pass
+        return super().choose(pos)
+
+
 class _Spec(NamedTuple):
     name: str
 
@@ -49,8 +61,12 @@ def _parse(texts: list[str]) -> list[_Spec]:
 
 
 def _make(specs: list[_Spec]) -> list[MovePlayer]:
-    kinds = {True: _Crashing, False: RandomMovePlayer}
-    return [kinds[s.name.startswith("crash")](CONNECT4_GAME, s.name) for s in specs]
+    def kind(name: str) -> type[RandomMovePlayer]:
+        if name.startswith("crash"):
+            return _Crashing
+        return _Busy if name.startswith("busy") else RandomMovePlayer
+
+    return [kind(s.name)(CONNECT4_GAME, s.name) for s in specs]
 
 
 def _openings(count: int, plies: int, seed: int) -> list[list[int]]:
@@ -93,6 +109,17 @@ def test_a_registered_game_plays_resumes_and_rates(
     assert (run / "games.pgn").read_text(encoding="utf-8").count("[Event ") == 12
     assert main(["rate", "--game", toy, str(run)]) == 0
     assert "a" in capsys.readouterr().out
+
+
+def test_each_game_keeps_its_players_cpu_time_for_a_gate_that_goes_on(
+    toy: str, tmp_path: Path
+) -> None:
+    config = ContractTournamentConfig.of(toy, ["busy", "quick"], 0, games_per_pair=2)
+    result = run_contract_tournament(config, tmp_path, progress=False)
+    seconds = [recorded_cpu_seconds(game.pgn) for game in result.games]
+    busy_moves = [game.plies // 2 for game in result.games]  # at least this many each
+    assert all(s >= 0.01 * moves for s, moves in zip(seconds, busy_moves, strict=True))
+    assert stored_games_cpu_seconds(tmp_path) == pytest.approx(sum(seconds), abs=0.002)
 
 
 def test_the_command_line_takes_the_game_and_refuses_engine_options(

@@ -16,6 +16,9 @@ class RecordTags(NamedTuple):
     first: str  # the first player's name (White)
     second: str
     event: str
+    #: the CPU time both players spent choosing, where the game's record keeps it (the
+    #: in-process games of :mod:`treestrap.play.contract_tournament`)
+    cpu_seconds: float | None = None
 
 
 class GameRecord(Protocol):

@@ -14,6 +14,7 @@ tournaments run engines with clocks (:mod:`treestrap.play.game`, the same loop).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,7 @@ LENGTH_LIMIT = "adjudicated draw: maximum length"
 @dataclass(frozen=True)
 class PlayedGame:
     """A finished game: the opening's moves and the players' moves as the game writes
-    them, the result and why it ended."""
+    them, the result, why it ended and the CPU time both players spent choosing."""
 
     first: str
     second: str
@@ -38,6 +39,7 @@ class PlayedGame:
     moves: tuple[str, ...]
     result: str  # FIRST_WINS, SECOND_WINS or DRAWN
     termination: str
+    cpu_seconds: float = 0.0
 
     @property
     def plies(self) -> int:
@@ -108,9 +110,13 @@ class _ContractMover:
 
     def __init__(self, player: MovePlayer) -> None:
         self.player = player
+        self.cpu_seconds = 0.0  # its choices' CPU time: the player runs in this process
 
     def turn(self, table: ContractTable) -> Turn:
-        return Turn(int(self.player.choose(table.pos)))
+        start = time.process_time()
+        move = int(self.player.choose(table.pos))
+        self.cpu_seconds += time.process_time() - start
+        return Turn(move)
 
     def refused(self, why: str) -> Ending:
         raise ValueError(f"{self.player.name} {why}")
@@ -148,4 +154,5 @@ def play_contract_game(
         tuple(table.texts),
         ending.result,
         ending.termination,
+        sum(mover.cpu_seconds for mover in movers),
     )

@@ -201,7 +201,13 @@ def _play_one(
             run_dir
         ) from None
     tags = RecordTags(
-        setup.round, played.result, played.termination, first.name, second.name, config.event
+        setup.round,
+        played.result,
+        played.termination,
+        first.name,
+        second.name,
+        config.event,
+        played.cpu_seconds,
     )
     pgn = play.record(tags, played.opening, played.moves)
     row = (first.name, second.name, opening.text, played.result, NORMAL, played.plies)
