@@ -21,25 +21,17 @@ ZERO4 = "zero4"
 #: A later round of the same run: a network twice as wide (512 units a side), fitted
 #: afresh to the run's games of ``zero4``'s and earlier players.
 ZERO5 = "zero5"
-PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
+#: The shipped presets written by ``treestrap bootstrap`` (a run may start ``--from`` them),
+#: oldest first; help texts list them from here, and the tuples below take them whole.
+BOOTSTRAP_PRESETS = (ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
+PRESET_NAMES = (HAND_SET, LEARNED, RANDOM, SELF_PLAY_NET, *BOOTSTRAP_PRESETS)
 #: The presets whose weights are shipped files, each made by the tools and shipped by
 #: ``tools/ship_preset.py`` with its provenance chain: name -> file in the package's
 #: ``treestrap.evaluation.data`` (chess's facts list them: games/chess_facts.py).
-SHIPPED_FILES = {
-    LEARNED: "learned.npz",
-    SELF_PLAY_NET: "self-play-net.npz",
-    ZERO: "zero.npz",
-    ZERO2: "zero2.npz",
-    ZERO3: "zero3.npz",
-    ZERO4: "zero4.npz",
-    ZERO5: "zero5.npz",
-}
+SHIPPED_FILES = {name: f"{name}.npz" for name in (LEARNED, SELF_PLAY_NET, *BOOTSTRAP_PRESETS)}
 SHIPPED_PRESETS = tuple(SHIPPED_FILES)
 #: The shipped presets that are networks (``weights preset`` copies them whole).
-NETWORK_PRESETS = (SELF_PLAY_NET, ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
-#: The shipped presets written by ``treestrap bootstrap`` (a run may start ``--from`` them),
-#: oldest first; help texts list them from here.
-BOOTSTRAP_PRESETS = (ZERO, ZERO2, ZERO3, ZERO4, ZERO5)
+NETWORK_PRESETS = (SELF_PLAY_NET, *BOOTSTRAP_PRESETS)
 
 #: The preset an engine or a player gets when none is named: the strongest measured
 #: (docs/reports/bootstrap-zero.md gives its matches and the commands that played them).
