@@ -10,7 +10,6 @@ search runs when loaded back from the cache.
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import re
 import subprocess
@@ -36,7 +35,7 @@ TIMEOUT = 10.0
 
 OPTIONS = {
     "Hash": "option name Hash type spin default 16 min 1 max 4096",
-    "Threads": f"option name Threads type spin default 1 min 1 max {os.cpu_count() or 1}",
+    "Threads": "option name Threads type spin default 1 min 1 max 1024",
     "Weights": "option name Weights type string default <empty>",
     # The default is the strongest measured preset, zero5 (evaluation/preset_names.py).
     "Preset": (
@@ -439,7 +438,7 @@ BASE = "position startpos moves d2d4 d7d5 c2c4"
         "position",
         "setoption name Hash value abc",
         "setoption name Hash value 0",
-        f"setoption name Threads value {(os.cpu_count() or 1) + 1}",
+        "setoption name Threads value 1025",
         "setoption name Preset value strong",
         "setoption name No Such Option value 1",
         "setoption",

@@ -117,7 +117,7 @@ def test_bench_after_threads_1_keeps_the_signature(session: Session) -> None:
     assert session.output_since(start)[-1].startswith(f"bench: {BENCH_SIGNATURE} nodes ")
 
 
-@pytest.mark.parametrize("value", ["0", str(CORES + 1), "two", "", "-1"])
+@pytest.mark.parametrize("value", ["0", "1025", "two", "", "-1"])
 def test_a_bad_threads_value_gets_one_error_line(session: Session, value: str) -> None:
     start = len(session.out.getvalue())
     session.send(f"setoption name Threads value {value}")
@@ -126,18 +126,28 @@ def test_a_bad_threads_value_gets_one_error_line(session: Session, value: str) -
     assert session.engine.engine.threads == 1
 
 
-def test_the_option_offers_the_cores(session: Session) -> None:
+def test_the_option_offers_1024_threads_whatever_the_cores(session: Session) -> None:
     start = len(session.out.getvalue())
     session.send("uci")
     lines = session.output_since(start)
-    assert f"option name Threads type spin default 1 min 1 max {CORES}" in lines
+    assert "option name Threads type spin default 1 min 1 max 1024" in lines
+
+
+def test_more_threads_than_cores_are_taken(session: Session) -> None:
+    """A GUI sends its own count (peers offer 512-1024): taken without an error."""
+    start = len(session.out.getvalue())
+    session.send("setoption name Threads value 64")
+    assert session.output_since(start) == []
+    assert session.engine.engine.threads == 64
+    session.send("setoption name Threads value 1")
+    assert session.engine.engine.threads == 1
 
 
 @needs_two_cores
 def test_a_gui_plays_and_analyses_with_two_threads() -> None:
     command = [sys.executable, "-m", "treestrap.cli", "uci"]
     with chess.engine.SimpleEngine.popen_uci(command, timeout=SEARCH_TIMEOUT) as engine:
-        assert engine.options["Threads"].max == CORES
+        assert engine.options["Threads"].max == 1024
         engine.configure({"Preset": "hand-set", "Threads": 2})
         board = chess.Board(BENCH_FENS[2])
         for _ in range(4):  # a few moves of a game, each searched for a tenth of a second
@@ -291,7 +301,8 @@ def test_a_player_spec_sets_the_threads() -> None:
     assert spec.options == (("Preset", "hand-set"), ("Threads", 1))
     assert spec.name == "uci-hand-set-t1"
     assert parse_player("t1=treestrap-uci:threads=1").options == (("Threads", 1),)
-    for bad in ("0", str(CORES + 1), "two", ""):
+    assert parse_player("treestrap-uci:threads=64").options == (("Threads", 64),)
+    for bad in ("0", "1025", "two", ""):
         with pytest.raises(ValueError, match="threads=N needs a whole number"):
             parse_player(f"treestrap-uci:learned:threads={bad}")
 

@@ -23,9 +23,7 @@ def _threads(text: str) -> int:
 
     threads = number(text, int, "a whole number")
     if not 1 <= threads <= max_threads():
-        raise argparse.ArgumentTypeError(
-            f"must be in 1..{max_threads()} (this machine's cores), got {threads}"
-        )
+        raise argparse.ArgumentTypeError(f"must be in 1..{max_threads()}, got {threads}")
     return threads
 
 

@@ -20,7 +20,6 @@ shared out: each thread stops at its share, so the threads together stay within 
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -39,10 +38,16 @@ from treestrap.search.value import MAX_PLY
 SKIP_CYCLE = 20
 
 
+#: The most search threads an engine takes, as its peers offer (Stockfish: 1024). More
+#: threads than cores are allowed: they take turns, and a GUI that sends its own count
+#: (``Threads 4`` on two cores) gets it rather than an error.
+MAX_THREADS = 1024
+
+
 def max_threads() -> int:
-    """The most search threads an engine takes: the machine's cores (more threads than
-    cores only take turns)."""
-    return os.cpu_count() or 1
+    """The most search threads an engine takes (:data:`MAX_THREADS`), whatever the
+    cores."""
+    return MAX_THREADS
 
 
 def skip_pattern(helper: int) -> tuple[int, int]:

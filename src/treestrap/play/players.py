@@ -132,13 +132,12 @@ def _treestrap_uci(what: str, name: str) -> PlayerSpec:
 
 
 def _thread_count(text: str) -> int:
-    """``threads=N``'s N: a whole number from 1 to this machine's cores (the engine
-    refuses more)."""
-    cores = os.cpu_count() or 1
-    if not text.isdigit() or not 1 <= int(text) <= cores:
-        raise ValueError(
-            f"threads=N needs a whole number from 1 to {cores} (the cores), got {text!r}"
-        )
+    """``threads=N``'s N: a whole number from 1 to the engine's ``Threads`` maximum
+    (more threads than cores is allowed, as the engine allows it)."""
+    from treestrap.engine.lazy_smp import MAX_THREADS  # here: it loads the search
+
+    if not text.isdigit() or not 1 <= int(text) <= MAX_THREADS:
+        raise ValueError(f"threads=N needs a whole number from 1 to {MAX_THREADS}, got {text!r}")
     return int(text)
 
 
