@@ -21,8 +21,10 @@ from collections.abc import Iterator
 import chess
 import chess.engine
 import pytest
+from uci_session import Session
 
 from treestrap.core.notation import STARTING_FEN
+from treestrap.engine import uci as uci_module
 from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weights import save_weights
 
@@ -477,6 +479,25 @@ def test_huge_numbers_search_until_stopped(shared_uci: UciProcess, go: str) -> N
     lines = shared_uci.read_until("bestmove")
     assert not any(line.startswith("info string error") for line in lines), lines
     assert legal_in(STARTING_FEN, [], lines[-1])
+
+
+def test_a_search_that_raises_says_so_then_answers(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error line first (a tournament stops on it when the engine is ours), then a
+    legal move for a GUI; if even the move generator fails, 0000 (never no answer)."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(session.engine.engine, "go", boom)
+    failed = "info string error: search failed: RuntimeError: injected"
+    lines = session.search(STARTING_FEN, "go depth 2")
+    assert lines[-2] == failed, lines
+    assert legal_in(STARTING_FEN, [], lines[-1])
+    monkeypatch.setattr(uci_module, "legal_moves", boom)
+    lines = session.search(STARTING_FEN, "go depth 2")
+    assert lines[-2:] == [failed, "bestmove 0000"]
 
 
 def test_a_very_long_bad_line_gets_a_short_answer(shared_uci: UciProcess) -> None:

@@ -449,8 +449,12 @@ class UciEngine:
 
     @staticmethod
     def _bestmove_line(pos: Position, outcome: SearchOutcome | None) -> str:
-        if outcome is None:  # the search failed: any legal move beats none
-            moves = legal_moves(pos)
+        if outcome is None:  # the search failed (its error line went first): any legal move
+            try:
+                moves = legal_moves(pos)
+            except Exception:  # the move generator failed too: answer the go all the same
+                traceback.print_exc()
+                moves = []
             return f"bestmove {move_to_uci(moves[0]) if moves else '0000'}"
         if outcome.best_move is None:
             return "bestmove 0000"
