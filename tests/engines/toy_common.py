@@ -28,6 +28,12 @@ def parse_args(description: str) -> argparse.Namespace:
     p.add_argument("--delay", type=float, default=0.0, help="seconds per move")
     p.add_argument("--tag", help="ignored: lets a test find this process")
     p.add_argument("--our-name", action="store_true", help="name itself as treestrap does")
+    p.add_argument(
+        "--error-after",
+        type=int,
+        help="UCI, at go N+1: as treestrap uci after a search that raised, a traceback on "
+        "stderr and an 'info string error' line, then a legal move anyway",
+    )
     p.add_argument("--log", metavar="FILE", help="append every command received to FILE")
     return p.parse_args()
 

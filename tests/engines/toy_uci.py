@@ -20,6 +20,17 @@ def position(tokens: list[str]) -> chess.Board:
     return board
 
 
+def fail_search() -> None:
+    """What ``treestrap uci`` says when its search raises (engine/uci.py, _search)."""
+    sys.stderr.write(
+        "Traceback (most recent call last):\n"
+        '  File "toy_uci.py", in search\n'
+        "RuntimeError: injected search failure\n"
+    )
+    sys.stderr.flush()
+    send("info string error: search failed: RuntimeError: injected search failure")
+
+
 def main() -> int:
     args = parse_args(__doc__ or "")
     rng = random.Random(args.seed)
@@ -43,6 +54,8 @@ def main() -> int:
         elif tokens[0] == "go":
             cue.before_move()
             move = choose(board, args.style, rng)
+            if args.error_after is not None and cue.moves > args.error_after:
+                fail_search()
             if args.score is not None:
                 send(f"info depth 1 score cp {args.score} nodes 1 pv {move.uci()}")
             send(f"bestmove {move.uci()}")

@@ -72,8 +72,10 @@ def add_parser(sub: Any) -> None:
         "the same openings with both colours, in parallel worker processes. Results go "
         "to RUN_DIR/results.sqlite as games end (a killed run resumes with --resume) "
         "and every game to RUN_DIR/games.pgn. Exits 1, with no summary, when games were "
-        "given up (--resume replays them) or one of our in-process players raised (its "
-        "traceback in RUN_DIR/error.txt).",
+        "given up (--resume replays them) or one of our players failed: an in-process "
+        "one raised or played an illegal move, or our engine as a UCI subprocess sent "
+        "'info string error', crashed or played a bad move (the traceback in "
+        "RUN_DIR/error.txt). Other engines' failures lose their games by forfeit.",
     )
     t.add_argument("players", nargs="*", metavar="PLAYER", help=PLAYER_HELP)
     t.add_argument("--out", metavar="RUN_DIR", help="directory for results and games")
@@ -308,7 +310,7 @@ def _print_summary(result: Any, quiet: bool, note: str = "") -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Handler: 0 when every game is stored, 1 if some were given up or one of our
-    in-process players raised, 2 for bad input, 130 when interrupted (the stored
+    players failed, 2 for bad input, 130 when interrupted (the stored
     games stay; resume later)."""
     game = _tournament_game(args)
     try:

@@ -44,9 +44,11 @@ def _attempts() -> int:
 
 
 class PlayerFailed(TournamentStopped):
-    """One of our in-process players (or finishers) raised: a bug to fix, never a
-    game result. ``details`` holds the traceback text, made where it was raised (a
-    worker process's traceback does not survive the trip back otherwise)."""
+    """One of our players (or finishers) failed: an in-process one raised or played
+    an illegal move or none, our engine as a UCI subprocess reported an error, crashed
+    or played a bad move. A bug to fix, never a game result. ``details`` holds the
+    traceback text, made where it was raised (a worker process's traceback does not
+    survive the trip back otherwise)."""
 
     def __init__(self, message: str, details: str) -> None:
         super().__init__(message, details)  # args match __init__: pickles across processes

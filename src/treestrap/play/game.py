@@ -9,8 +9,11 @@ clock plus ``WATCHDOG_GRACE`` (or ``move_timeout`` under a depth or node limit):
 external engine's process is killed, an in-process search is told to stop, and that
 side forfeits. So do external engines that crash, raise, or play an illegal move; the
 termination says who and why (:mod:`treestrap.play.forfeits` counts them by reason).
-One of our in-process players that raises is a bug, not a loss: the game stops with
-:class:`~treestrap.play.errors.PlayerFailed`, its traceback kept. A game too long by
+One of our own players that fails is a bug, not a loss: the game stops with
+:class:`~treestrap.play.errors.PlayerFailed`, its traceback kept. Ours are the
+in-process players and a UCI engine that names itself as ours (``Session.ours``);
+failing is raising, playing an illegal move or none, and for our UCI engine also an
+``info string error`` line (a search that raised) or a crash. A game too long by
 ``max_plies`` is a draw, unless a reference engine is given to play both sides from
 there to the end (Serban 2014 finished games with Stockfish this way); a reference
 engine that fails makes the game fail (:class:`FinisherFailed`), never a draw.
@@ -24,6 +27,7 @@ import re
 import socket
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -37,7 +41,14 @@ from treestrap.play.forfeits import FORFEIT, TIME_FORFEIT
 from treestrap.play.loop import Ending, History, Turn, play_out
 from treestrap.play.openings import Opening
 from treestrap.play.players import IN_PROCESS, PlayerSpec
-from treestrap.play.sessions import MATE_SCORE, Clocks, Reply, Session, open_session
+from treestrap.play.sessions import (
+    MATE_SCORE,
+    Clocks,
+    OwnEngineFailed,
+    Reply,
+    Session,
+    open_session,
+)
 from treestrap.play.timecontrol import TimeControl
 
 #: Seconds past its clock before a move's watchdog fires (the clock alone already
@@ -106,10 +117,67 @@ def _forfeit(side: chess.Color, name: str, reason: str) -> Ending:
     return Ending(_loss(side), f"{FORFEIT}{reason} ({chess.COLOR_NAMES[side]}, {name})")
 
 
-def _own_failure(spec: PlayerSpec, setup: GameSetup, exc: BaseException) -> PlayerFailed:
-    """The error for one of our in-process players that raised in ``setup``'s game."""
-    where = f"{setup.white.name} - {setup.black.name}, opening {setup.opening.name}"
-    return PlayerFailed.raised(f"in-process player {spec.name} raised ({where})", exc)
+def _where(setup: GameSetup) -> str:
+    return f"{setup.white.name} - {setup.black.name}, opening {setup.opening.name}"
+
+
+def _spec_is_ours(spec: PlayerSpec) -> bool:
+    """Whether a player is ours before it starts: an in-process one (a UCI engine
+    shows whether it is ours by its ``id name``, once started: :func:`_ours`)."""
+    return spec.kind == IN_PROCESS
+
+
+def _ours(session: Session | None) -> bool:
+    """Whether ``session`` is one of our players (a stand-in without the flag is not)."""
+    return bool(getattr(session, "ours", False))
+
+
+def _stderr_of(session: Session | None) -> str:
+    """What a UCI engine last wrote to its standard error ("" for other players)."""
+    read = getattr(session, "stderr", None)
+    return read() if callable(read) else ""
+
+
+def _with_stderr(details: str, stderr: str) -> str:
+    if not stderr:
+        return details
+    return f"{details}\nthe engine's standard error (its last lines):\n{stderr}\n"
+
+
+def _own_failure(
+    spec: PlayerSpec, setup: GameSetup, exc: BaseException, session: Session | None = None
+) -> PlayerFailed:
+    """The error for one of our players that failed in ``setup``'s game: an in-process
+    one that raised, or our UCI engine (its error line, a crash, a bad move)."""
+    if spec.kind == IN_PROCESS:
+        return PlayerFailed.raised(f"in-process player {spec.name} raised ({_where(setup)})", exc)
+    if isinstance(exc, OwnEngineFailed):
+        who, reason, stderr = _our_engine(spec, exc.id_name), str(exc), exc.stderr
+    else:
+        who, reason, stderr = _our_engine(spec, session), describe(exc), _stderr_of(session)
+    message = f"{who} failed ({_where(setup)}): {reason}"
+    details = f"{message}\n\n" + "".join(traceback.format_exception(exc))
+    return PlayerFailed(message, _with_stderr(details, stderr))
+
+
+def _our_engine(spec: PlayerSpec, named: Session | str | None) -> str:
+    """``our engine NAME (id name ID)``: the player, and how the engine named itself."""
+    id_name = named if isinstance(named, str) else getattr(named, "id_name", "")
+    return f"our engine {spec.name}" + (f" (id name {id_name})" if id_name else "")
+
+
+def _own_bad_move(
+    spec: PlayerSpec, setup: GameSetup, board: chess.Board, why: str, session: Session
+) -> PlayerFailed:
+    """The error for one of our players whose move the board refused (``why``:
+    ``illegal move MOVE`` or ``no move``): the position's FEN and the move."""
+    in_process = spec.kind == IN_PROCESS
+    who = f"in-process player {spec.name}" if in_process else _our_engine(spec, session)
+    did = f"played an {why}" if why.startswith("illegal") else "gave no move"
+    message = f"{who} {did} in {board.fen()} ({_where(setup)})"
+    moves = " ".join(move.uci() for move in board.move_stack)
+    details = f"{message}\n\nthe game: {board.root().fen()} moves {moves}\n"
+    return PlayerFailed(message, _with_stderr(details, _stderr_of(session)))
 
 
 class BoardTable:
@@ -160,8 +228,8 @@ def _timed_move(
     timer.start()
     try:
         reply = session.play(board, clocks)
-    except chess.engine.EngineTerminatedError:
-        failure = "engine crashed"
+    except chess.engine.EngineTerminatedError as exc:
+        failure, error = "engine crashed", exc  # kept: a crash of ours is a bug
     except Exception as exc:  # an in-process engine's error, or a protocol error
         failure, error = f"engine error: {describe(exc)}", exc
     finally:
@@ -202,15 +270,20 @@ class _Contestant:
         self.session = session
         self.clocks = clocks
         self.spec = setup.spec_of(side)
+        self.ours = _spec_is_ours(self.spec) or _ours(session)
 
     def turn(self, table: BoardTable) -> Turn:
         tc, side, clocks = self.setup.tc_of(self.side), self.side, self.clocks
         timeout = clocks[side] + WATCHDOG_GRACE if tc.is_clock else self.setup.rules.move_timeout
         reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
-        if error is not None and self.spec.kind == IN_PROCESS:
-            raise _own_failure(self.spec, self.setup, error) from error
+        if error is not None and self.ours:
+            raise _own_failure(self.spec, self.setup, error, self.session) from error
         if failure is not None:
             return Turn(ending=self.refused(failure))
+        if self.ours and not (reply is not None and reply.resigned):
+            why = table.refusal(None if reply is None else reply.move)
+            if why is not None:  # our bug, not a loss: raised with the position and move
+                raise _own_bad_move(self.spec, self.setup, table.board, why, self.session)
         if tc.is_clock:
             clocks[side] -= spent
             if clocks[side] < 0:
@@ -234,7 +307,7 @@ def _start(setup: GameSetup, sessions: dict[chess.Color, Session]) -> Ending | N
             own, other = setup.tc_of(side), setup.tc_of(not side)
             sessions[side] = open_session(spec, own, slot=int(self_play), other_tc=other)
         except Exception as exc:
-            if spec.kind == IN_PROCESS:
+            if _spec_is_ours(spec) or isinstance(exc, OwnEngineFailed):
                 raise _own_failure(spec, setup, exc) from exc
             return _forfeit(side, spec.name, f"engine failed to start: {describe(exc)}")
     return None
@@ -263,12 +336,17 @@ def _play(
 
 
 def _finisher_failed(
-    setup: GameSetup, ref: PlayerSpec, why: str, exc: Exception | None
+    setup: GameSetup,
+    ref: PlayerSpec,
+    why: str,
+    exc: Exception | None,
+    session: Session | None = None,
 ) -> NoReturn:
     """Raise for a reference engine that failed: our own is a bug (``PlayerFailed``),
     an external one leaves the game without a result (``FinisherFailed``)."""
-    if ref.kind == IN_PROCESS and exc is not None:
-        raise _own_failure(ref, setup, exc) from exc
+    ours = _spec_is_ours(ref) or _ours(session) or isinstance(exc, OwnEngineFailed)
+    if exc is not None and ours:
+        raise _own_failure(ref, setup, exc, session) from exc
     raise FinisherFailed(f"finisher {ref.name} failed: {why}") from exc
 
 
@@ -289,13 +367,17 @@ class _Finisher:
         timeout = base + WATCHDOG_GRACE if tc.is_clock else rules.move_timeout
         reply, spent, failure, error = _timed_move(self.session, table.board, clocks, timeout)
         if failure is not None:
-            _finisher_failed(self.setup, self.ref, failure, error)
+            _finisher_failed(self.setup, self.ref, failure, error, self.session)
+        if _spec_is_ours(self.ref) or _ours(self.session):
+            why = table.refusal(None if reply is None else reply.move)
+            if why is not None:
+                raise _own_bad_move(self.ref, self.setup, table.board, why, self.session)
         if reply is None:
             return Turn()  # no answer: the table refuses it as no move
         return Turn(reply.move, score=reply.score, note=_note(reply.score, spent))
 
     def refused(self, why: str) -> Ending:
-        _finisher_failed(self.setup, self.ref, why, None)
+        _finisher_failed(self.setup, self.ref, why, None, self.session)
 
 
 def _finish(setup: GameSetup, board: chess.Board, notes: list[str]) -> Ending:
@@ -357,8 +439,10 @@ def _pgn(setup: GameSetup, board: chess.Board, notes: list[str], ending: Ending)
 
 def play_game(setup: GameSetup) -> GameRecord:
     """Play one game from ``setup.opening``. An external engine's failure is a
-    forfeit; ``PlayerFailed`` when one of our in-process players raises,
-    ``FinisherFailed`` when the reference engine cannot finish the game."""
+    forfeit; ``PlayerFailed`` when one of our players fails (an in-process one raises
+    or plays an illegal move or none; our UCI engine sends ``info string error``,
+    crashes or plays a bad move), ``FinisherFailed`` when an external reference engine
+    cannot finish the game."""
     board = setup.opening.board()
     notes: list[str] = []  # one per move after the opening line
     sessions: dict[chess.Color, Session] = {}

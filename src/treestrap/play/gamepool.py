@@ -5,7 +5,7 @@ in compiled code, the out-of-memory killer) the games in flight are exactly the 
 that may have caused it. The pool is restarted and those games are tried again; a
 game that was in flight at ``MAX_ATTEMPTS`` breakdowns is given up (and reported),
 and the rest go on. Results come back to the calling process, in the order games end.
-A game whose in-process player raised (:class:`~treestrap.play.errors.PlayerFailed`)
+A game one of our players failed in (:class:`~treestrap.play.errors.PlayerFailed`)
 is not tried again: the error leaves the runner and stops the run.
 
 :data:`GameRunner` is the shape of :func:`run_games`; another backend (Ray tasks,

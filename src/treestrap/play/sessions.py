@@ -6,6 +6,12 @@ started. In-process players keep one loaded :class:`treestrap.engine.engine.Engi
 weight set in each worker process across games (loading the compiled kernels costs
 a second per process; a new game only clears the transposition table).
 
+A UCI engine that names itself as ours (``id name treestrap ...``) is ours like an
+in-process player (``Session.ours``): an ``info string error`` line from it (how our
+engine reports a search that raised, before it plays some legal move) is
+:class:`OwnEngineFailed`, not a move, and the last lines of its standard error (the
+traceback) are kept for the report.
+
 Scores are centipawns from the mover's point of view, as the engine itself reports
 them; a mate is ``+-MATE_SCORE``, beyond any adjudication threshold.
 """
@@ -15,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections import OrderedDict
+import subprocess
+import sys
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,6 +47,11 @@ MATE_SCORE = 100_000.0
 STARTUP_TIMEOUT = 300.0
 #: Seconds an engine gets to quit before its process is killed.
 QUIT_TIMEOUT = 5.0
+#: How our UCI engine begins a line that reports a failure
+#: (:meth:`treestrap.engine.uci.UciEngine.error`).
+ERROR_INFO = "info string error"
+#: Lines of a UCI engine's standard error kept for the report of a failure.
+STDERR_LINES = 80
 #: In-process engines kept per worker process (each holds a transposition table).
 ENGINE_CACHE_SIZE = 8
 IN_PROCESS_HASH_MB = 16
@@ -53,7 +66,23 @@ class Reply:
     resigned: bool = False
 
 
+class OwnEngineFailed(Exception):
+    """Our engine, run as a UCI subprocess, reported an error (``line``, its ``info
+    string error ...``): a bug, never a game result. ``stderr`` holds the last lines
+    of its standard error, where it wrote the traceback; ``id_name`` its ``id name``."""
+
+    def __init__(self, line: str, stderr: str, id_name: str = "") -> None:
+        super().__init__(line, stderr, id_name)  # args match __init__: it pickles
+        self.line, self.stderr, self.id_name = line, stderr, id_name
+
+    def __str__(self) -> str:
+        return f'it sent "{self.line}"'
+
+
 class Session(Protocol):
+    """One player for one game. ``ours`` (optional, False if absent): one of our
+    engines, whose failures stop the run instead of losing the game."""
+
     name: str
 
     def play(self, board: chess.Board, clocks: Clocks) -> Reply: ...
@@ -111,23 +140,49 @@ class EngineProcess:
         self.name = spec.name
         self.tc = tc
         self.other_tc = other_tc or tc
-        popen = (
-            chess.engine.SimpleEngine.popen_xboard
-            if spec.kind == XBOARD
-            else chess.engine.SimpleEngine.popen_uci
-        )
-        self.engine = popen(list(spec.command), timeout=STARTUP_TIMEOUT, setpgrp=True)
+        self.ours = False  # set once its id name is known
+        command = list(spec.command)
+        if spec.kind == XBOARD:
+            self.engine = chess.engine.SimpleEngine.popen_xboard(
+                command, timeout=STARTUP_TIMEOUT, setpgrp=True
+            )
+        else:
+            self.engine = chess.engine.SimpleEngine.popen(
+                WatchedUci, command, timeout=STARTUP_TIMEOUT, setpgrp=True, stderr=subprocess.PIPE
+            )
+        self.id_name = self.engine.id.get("name", "")
         try:
+            family = self.id_name.split(" ")[0] == ENGINE_FAMILY
+            self.ours = family and isinstance(self.engine.protocol, WatchedUci)
             if spec.options:
                 self.engine.configure(dict(spec.options))
             self.engine.ping()  # start-up work must not count against the clock
-            if self.engine.id.get("name", "").split(" ")[0] == ENGINE_FAMILY:
+            if family:
                 warm_up(self.engine)
+            self.check()  # an option it refused, a warm-up search that raised
         except BaseException:
             self.close()
             raise
         self.engine.timeout = None  # the runner's watchdog limits each move instead
         self._game = object()
+
+    def check(self) -> None:
+        """``OwnEngineFailed`` if this is our engine and it has sent an ``info string
+        error`` line."""
+        protocol = self.engine.protocol
+        if not self.ours or not isinstance(protocol, WatchedUci) or not protocol.errors:
+            return
+        # It wrote the traceback before the line: a round trip lets it arrive.
+        timeout, self.engine.timeout = self.engine.timeout, QUIT_TIMEOUT
+        with contextlib.suppress(Exception):  # gone or stuck: report what came
+            self.engine.ping()
+        self.engine.timeout = timeout
+        raise OwnEngineFailed(protocol.errors[0], self.stderr(), self.id_name)
+
+    def stderr(self) -> str:
+        """The last lines the engine wrote to its standard error (UCI engines only)."""
+        protocol = self.engine.protocol
+        return "\n".join(protocol.stderr) if isinstance(protocol, WatchedUci) else ""
 
     def play(self, board: chess.Board, clocks: Clocks) -> Reply:
         tc = self.tc
@@ -142,6 +197,7 @@ class EngineProcess:
         else:
             limit = chess.engine.Limit(depth=tc.depth, nodes=tc.nodes)
         played = self.engine.play(board, limit, info=chess.engine.INFO_SCORE, game=self._game)
+        self.check()  # our engine plays a move after a failed search: the error decides
         pov = played.info.get("score")
         score = None if pov is None else float(pov.relative.score(mate_score=int(MATE_SCORE)))
         return Reply(played.move, score, played.resigned)
@@ -156,6 +212,27 @@ class EngineProcess:
         with contextlib.suppress(Exception):
             self.engine.quit()
         self.engine.close()  # kills the process if it is still there
+
+
+class WatchedUci(chess.engine.UciProtocol):
+    """UCI as python-chess speaks it, keeping what the engine says went wrong: its
+    ``info string error`` lines, and the last lines of its standard error, which go
+    on to ours as they come (as when the engine wrote to it directly)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[str] = []
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+
+    def line_received(self, line: str) -> None:
+        if line.startswith(ERROR_INFO):
+            self.errors.append(line)
+        super().line_received(line)
+
+    def error_line_received(self, line: str) -> None:
+        self.stderr.append(line)
+        with contextlib.suppress(OSError, ValueError):  # no stderr left to write to
+            print(line, file=sys.stderr, flush=True)
 
 
 def warm_up(engine: chess.engine.SimpleEngine) -> None:
@@ -201,6 +278,8 @@ def _cached_engine(spec: PlayerSpec, slot: int) -> Engine:
 
 class InProcessSession:
     """Our engine, searching in this process."""
+
+    ours = True
 
     def __init__(
         self, spec: PlayerSpec, tc: TimeControl, slot: int, other_tc: TimeControl | None = None

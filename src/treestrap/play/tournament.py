@@ -14,9 +14,10 @@ with a progress bar and the standings every few games.
 A tournament with games given up (their worker died, or the game loop failed, too
 often) is incomplete: :meth:`TournamentResult.require_complete` raises
 :class:`~treestrap.play.errors.IncompleteTournament`, and everything that makes a table
-from a tournament calls it first. One of our in-process players that raises stops the
-run: its traceback goes to ``RUN_DIR/error.txt`` and
-:class:`~treestrap.play.errors.PlayerFailed` names the file.
+from a tournament calls it first. One of our players that fails (an in-process one, or
+our engine as a UCI subprocess: :mod:`treestrap.play.game`) stops the run: its
+traceback goes to ``RUN_DIR/error.txt`` and :class:`~treestrap.play.errors.PlayerFailed`
+names the file.
 
 A match of two players may run under an SPRT (``sprt``, see
 :mod:`treestrap.play.sprt_match`): it then stops as soon as the test decides, and a
