@@ -14,6 +14,10 @@ Run from the repository root with the project's virtual environment active::
 
 A fourth part names the candidate's series (default ``network``): each series is a line
 of its own, so runs of different methods are not joined.
+
+A match whose schedule still has games to play (stopped, or still running) is refused
+(exit 1) unless ``--partial`` is given; the first line then says how many of the
+scheduled games the table rests on.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from treestrap.play.errors import UnfinishedTournament
+from treestrap.play.tournament_store import check_rated, rests_on
 from treestrap.rating.elo import MatchScore
 from treestrap.rating.results import load_results
 from treestrap.rating.sprt import count_results
@@ -122,7 +128,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="PNG to draw (none: the table only)")
     parser.add_argument("--title", default="Network Elo against training CPU hours, 10s+0.1s")
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="score matches whose schedules still have games to play (default: refuse them)",
+    )
     args = parser.parse_args(argv)
+    try:
+        incomplete = check_rated([c.match_dir for c in args.candidates], args.partial)
+    except UnfinishedTournament as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     rows = []
     for c in args.candidates:
         try:
@@ -137,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         rows.append((c, score))
+    if incomplete:  # --partial: say first what the table rests on
+        print(rests_on(sum(s.games for _, s in rows), incomplete))
     print(f"| candidate | CPU hours | against {args.reference} |")
     print("|---|---|---|")
     for c, s in sorted(rows, key=lambda r: r[0].cpu_hours):

@@ -67,6 +67,13 @@ def add_parser(sub: Any) -> None:
         "its games (in Connect Four White is the first player, so the white advantage is "
         "the first player's)",
     )
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="rate a tournament whose schedule still has games to play (stopped or still "
+        "running) on the games played; the first line then says what the ratings rest on "
+        "(default: refuse it)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
     p.set_defaults(func=run_rate)
@@ -98,17 +105,24 @@ def _parse_sprt(text: str) -> tuple[float, float]:
 
 
 def run_rate(args: argparse.Namespace) -> int:
+    """Handler: 0 with the table (or the SPRT), 1 for a tournament with games left to
+    play (without ``--partial``), 2 for bad input."""
+    from treestrap.play.errors import TournamentStopped
+    from treestrap.play.tournament_store import check_rated, rests_on
     from treestrap.rating.ratings import RatingOptions, fit_ratings_settled
     from treestrap.rating.results import load_round_results
 
     try:
         _check_sources(args.game, args.sources)
+        incomplete = check_rated(args.sources, args.partial)
         rounds = []
         for source in args.sources:
             rounds.extend(load_round_results(source))
         games = [game[:3] for game in rounds]
         if not games:
             return _error("no finished games in " + ", ".join(map(str, args.sources)))
+        if incomplete:  # --partial: the first line says what the numbers rest on
+            print(rests_on(len(games), incomplete))
         if args.sprt is not None:
             return _run_sprt(args, rounds)
         options = RatingOptions(
@@ -130,6 +144,9 @@ def run_rate(args: argparse.Namespace) -> int:
         if args.json:
             table.to_json(args.json)
             print(f"wrote {args.json}")
+    except TournamentStopped as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         return _error(str(exc))
     except OSError as exc:

@@ -34,6 +34,22 @@ class IncompleteTournament(TournamentStopped):
         )
 
 
+class UnfinishedTournament(TournamentStopped):
+    """A stored tournament whose schedule has games not yet played (a run stopped or
+    still going): a rating of it would rest on fewer games than scheduled."""
+
+    def __init__(self, where: str, played: int, scheduled: int, remedy: str) -> None:
+        super().__init__(where, played, scheduled, remedy)
+        self.where, self.played, self.scheduled = where, played, scheduled
+        self.remedy = remedy
+
+    def __str__(self) -> str:
+        return (
+            f"{self.where} holds {self.played} of the {self.scheduled} games of its "
+            f"schedule: no rating from an incomplete tournament; {self.remedy}"
+        )
+
+
 #: Breakdowns a game may be in flight for before it is given up (the game pool's
 #: retry count; here so that both the pool and this message read it).
 MAX_ATTEMPTS = 3

@@ -17,7 +17,8 @@ often) is incomplete: :meth:`TournamentResult.require_complete` raises
 from a tournament calls it first. One of our players that fails (an in-process one, or
 our engine as a UCI subprocess: :mod:`treestrap.play.game`) stops the run: its
 traceback goes to ``RUN_DIR/error.txt`` and :class:`~treestrap.play.errors.PlayerFailed`
-names the file.
+names the file. A stored run with games of its schedule unplayed is not rated either
+(:func:`~treestrap.play.tournament_store.check_rated`).
 
 A match of two players may run under an SPRT (``sprt``, see
 :mod:`treestrap.play.sprt_match`): it then stops as soon as the test decides, and a

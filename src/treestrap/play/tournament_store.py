@@ -2,6 +2,11 @@
 players'): ``results.sqlite`` (:class:`~treestrap.play.results_db.ResultsDB`: the
 config and each game as it ends) and ``games.pgn``, rewritten from the database on
 resume, so ``treestrap rate`` reads any tournament alike and a killed run resumes.
+
+The stored config fixes the schedule (:mod:`treestrap.play.schedule`), so a store
+says how many of its games are played (:func:`stored_schedule`); everything that rates
+a store refuses one with games left to play (:func:`check_rated`) unless told to rate
+what is there, and then says what the ratings rest on (:func:`rests_on`).
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,10 +22,12 @@ from typing import Any, TypeVar
 from tqdm import tqdm
 
 from treestrap.games.registry import DEFAULT_GAME
-from treestrap.play.errors import IncompleteTournament
+from treestrap.play.errors import IncompleteTournament, UnfinishedTournament
 from treestrap.play.forfeits import format_forfeits
 from treestrap.play.results_db import ResultsDB, StoredGame
+from treestrap.play.schedule import FORMATS, ROUND_ROBIN, schedule
 from treestrap.play.sprt_match import SprtWatch
+from treestrap.rating.gsprt import parse_gsprt
 from treestrap.rating.results import DB_NAME
 from treestrap.rating.standings import Standing, format_standings, standings
 
@@ -113,6 +120,126 @@ def stored_game_kind(run_dir: str | Path) -> str | None:
     if isinstance(data, dict) and isinstance(data.get("game"), str):
         return str(data["game"])
     return DEFAULT_GAME  # an engine tournament's config names no game
+
+
+@dataclass(frozen=True)
+class StoredSchedule:
+    """How much of a stored tournament's schedule is played."""
+
+    run_dir: Path
+    played: int  # stored games of the schedule
+    scheduled: int
+    decided: bool = False  # a match its SPRT decided: the games left are not needed
+
+    @property
+    def complete(self) -> bool:
+        return self.decided or self.played >= self.scheduled
+
+    @property
+    def missing(self) -> int:
+        """Games of the schedule still to play (0 for a complete tournament)."""
+        return 0 if self.complete else self.scheduled - self.played
+
+
+#: The first bytes of every SQLite database file.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _store_file(source: str | Path) -> Path | None:
+    """The results database behind a rater's source: a run directory's, a database
+    itself, or the one beside a run's ``games.pgn``; None for anything else."""
+    path = Path(source)
+    if path.is_dir():
+        path = path / DB_NAME
+    elif path.name == PGN_NAME and (path.parent / DB_NAME).is_file():
+        path = path.parent / DB_NAME
+    try:
+        with open(path, "rb") as fh:
+            return path if fh.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC else None
+    except OSError:
+        return None
+
+
+def stored_schedule(source: str | Path) -> StoredSchedule | None:
+    """The schedule of the tournament stored at ``source`` (a run directory, its
+    ``results.sqlite`` or its ``games.pgn``) and the games of it played; None where
+    there is no schedule to count (a PGN file of its own, a games table without a
+    tournament config, a file that is no database: its reader says so)."""
+    db = _store_file(source)
+    if db is None:
+        return None
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+            games = conn.execute("SELECT id, white, black, result FROM games").fetchall()
+        finally:
+            conn.close()
+        config = json.loads(row[0]) if row else None
+    except (sqlite3.Error, json.JSONDecodeError):
+        return None
+    if not isinstance(config, dict):
+        return None
+    players, form = config.get("players"), config.get("format", ROUND_ROBIN)
+    per_pair = config.get("games_per_pair", 2)
+    if not isinstance(players, list) or len(players) < 2 or form not in FORMATS:
+        return None
+    if not isinstance(per_pair, int) or per_pair < 2:
+        return None
+    # The schedule without its openings: which players meet, in id order.
+    pairings = schedule(form, len(players), [None] * (per_pair // 2))
+    played = [(i, w, b, r) for i, w, b, r in games if isinstance(i, int) and 0 <= i < len(pairings)]
+    decided = False
+    sprt = config.get("sprt")
+    if isinstance(sprt, str) and played and len(played) < len(pairings):
+        decided = _sprt_decided(sprt, pairings, played)
+    return StoredSchedule(db.parent, len(played), len(pairings), decided)
+
+
+def _sprt_decided(sprt: str, pairings: list[Any], games: list[tuple[int, str, str, str]]) -> bool:
+    """Whether a match's SPRT has decided on ``games`` (a match stops once it does)."""
+    try:
+        test = parse_gsprt(sprt)
+    except ValueError:
+        return False
+    i, white, black, _ = games[0]
+    first = white if pairings[i].first == 0 else black  # the player under test
+    watch = SprtWatch(test, first, [str(p.round) for p in pairings])
+    for game_id, white, _, result in sorted(games):
+        watch.add(game_id, white, result)
+    return watch.decided
+
+
+def resume_hint(run_dir: Path) -> str:
+    """How to finish a stored tournament: its command again, which resumes it."""
+    return (
+        f"finish it with treestrap tournament --resume {run_dir} (or the command that "
+        "began it, run again)"
+    )
+
+
+def check_rated(
+    sources: Iterable[str | Path], partial: bool, flag: str = "--partial"
+) -> list[StoredSchedule]:
+    """For a rater of ``sources``: the stored tournaments among them with games left to
+    play. Without ``partial``, the first one is refused (``UnfinishedTournament``,
+    naming ``flag``, which rates it anyway); with it they are returned, for the
+    :func:`rests_on` line."""
+    stores = {s.run_dir.resolve(): s for s in map(stored_schedule, sources) if s is not None}
+    incomplete = [s for s in stores.values() if not s.complete]  # each store once
+    if incomplete and not partial:
+        first = incomplete[0]
+        remedy = f"{resume_hint(first.run_dir)}, or rate the games played with {flag}"
+        raise UnfinishedTournament(str(first.run_dir), first.played, first.scheduled, remedy)
+    return incomplete
+
+
+def rests_on(rated: int, incomplete: list[StoredSchedule]) -> str:
+    """The first line of ratings from incomplete tournaments: ``rests on N of M
+    games`` (``rated`` games, and the scheduled ones not played), and where."""
+    missing = sum(s.missing for s in incomplete)
+    where = "; ".join(f"{s.run_dir}: {s.played} of {s.scheduled} played" for s in incomplete)
+    return f"rests on {rated} of {rated + missing} games (incomplete: {where})"
 
 
 def check_unused(run_dir: Path) -> None:
