@@ -188,7 +188,7 @@ def test_bad_files_give_one_error_line(
 
 def test_lines_from_other_writers(tmp_path: Path) -> None:
     """FEN's en-passant square after every double step (kept only where a pawn can
-    take), castling letters in another order, clocks left out, scores past int16."""
+    take), castling letters in another order, clocks left out, a score at the bound."""
     board = chess.Board()
     for move in ("e2e4", "a7a6", "e4e5", "d7d5"):
         board.push_uci(move)
@@ -197,7 +197,7 @@ def test_lines_from_other_writers(tmp_path: Path) -> None:
             en_passant="fen"
         )
         + " | 40 | 1",
-        board.fen(en_passant="fen") + " | 50000 | 0.5",
+        board.fen(en_passant="fen") + " | 32000 | 0.5",
         "r3k2r/8/8/8/8/8/8/R3K2R b qkQK - | -12 | 0.0",
     ]
     text = tmp_path / "other.txt"
@@ -206,7 +206,46 @@ def test_lines_from_other_writers(tmp_path: Path) -> None:
     assert _run(["import", str(text), "--out", str(out)]) == 0
     records = read_records(out)
     assert records["ep"].tolist() == [-1, chess.D6, -1]  # no pawn beside e4; e5 beside d5
-    assert records["score"].tolist() == [-40, 32_000, 12]  # to the side to move, clipped
+    assert records["score"].tolist() == [-40, 32_000, 12]  # to the side to move
     assert records["result"].tolist() == [-1, 0, 1]
     assert records["ply"].tolist() == [1, 4, 1]  # from the fullmove number and the side
     assert (records["flags"] >> 1).tolist()[2] == 15
+
+
+def test_scores_out_of_range_and_empty_input_write_nothing(
+    positions: tuple[Path, list[chess.Board]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A score a record cannot hold (past 32000 centipawns, every mate score included)
+    is a bug in its writer, not a number to clip; no line at all is nothing to import."""
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
+    huge = tmp_path / "huge.txt"
+    huge.write_text(f"{start} 0 1 | 12 | 0.5\n{start} 0 1 | 1e20 | 0.5\n")
+    mate = tmp_path / "mate.epd"
+    mate.write_text(f'{start} ce -32001; c0 "0-1";\n')
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    pgn = tmp_path / "short.pgn"  # a game that ends before ply 8: no position kept
+    pgn.write_text('[Result "1-0"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n')
+    cases = [
+        ([str(huge)], "huge.txt:2: score '1e20' is out of range: a record holds -32000 to 32000"),
+        ([str(mate)], "mate.epd:1: ce '-32001' is out of range"),
+        ([str(blank)], "no positions to import: " + str(blank) + " holds no position line"),
+        ([str(empty), str(blank)], "hold no position line"),
+        ([str(pgn), "--label-depth", "1"], "no positions to import: no game of "),
+    ]
+    for args, phrase in cases:
+        out = tmp_path / "out.tspos"
+        assert _run(["import", *args, "--out", str(out)]) == 2, args
+        err = capsys.readouterr().err
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: ") and phrase in lines[0], err
+        assert not out.exists() and not (tmp_path / "out.tspos.part").exists()
+    # Appended to, a file stays as it was.
+    path, _ = positions
+    kept = tmp_path / "kept.tspos"
+    kept.write_bytes(path.read_bytes())
+    assert _run(["import", str(huge), "--out", str(kept), "--append"]) == 2
+    assert _run(["import", str(blank), "--out", str(kept), "--append"]) == 2
+    assert kept.read_bytes() == path.read_bytes()

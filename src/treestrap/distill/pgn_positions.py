@@ -81,7 +81,8 @@ def import_pgn(
     first_ply: int = FIRST_PLY,
 ) -> PgnImport:
     """Records of the games of ``paths`` into the position file ``out``, scored by the
-    search of ``weights`` (a preset or a weight file) to ``depth``."""
+    search of ``weights`` (a preset or a weight file) to ``depth``. :class:`TextFileError`
+    when there is no position to keep (``out`` then left as it was)."""
     engine = Engine(named_model(weights).evaluator(), hash_mb=16)
     header = {
         "source": "pgn",
@@ -110,4 +111,10 @@ def import_pgn(
                     bar.update(len(records))
             if moves == 0:
                 raise TextFileError(f"{path}: no PGN game with moves")
+        if counts.positions == 0:  # raised inside: the output is dropped
+            names = ", ".join(map(str, paths))
+            raise TextFileError(
+                f"no positions to import: no game of {names} has a result and a position "
+                f"from ply {first_ply} on ({counts.summary()})"
+            )
     return counts

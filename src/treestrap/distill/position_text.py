@@ -195,12 +195,19 @@ def _epd_fields(line: str) -> tuple[list[str], float, bool, int]:
 
 
 def _number(text: str, name: str) -> float:
+    """A score in centipawns; beyond what a record holds (``SCORE_LIMIT``, past every
+    mate score) is an error, not a number to clip: a 1e20 is a bug in its writer."""
     try:
         value = float(text)
     except ValueError:
         raise ValueError(f"{name} {text[:20]!r} is not a number") from None
     if not np.isfinite(value):
         raise ValueError(f"{name} {text[:20]!r} is not a finite number")
+    if abs(value) > SCORE_LIMIT:
+        raise ValueError(
+            f"{name} {text[:20]!r} is out of range: a record holds -{SCORE_LIMIT} to "
+            f"{SCORE_LIMIT} centipawns"
+        )
     return value
 
 
@@ -336,7 +343,7 @@ def _records(
     # Scores and results to the side to move, as the records keep them.
     sign = np.where(white, 1, -1)
     mover = np.where(white_view, scores * sign, scores)
-    out["score"] = np.rint(np.clip(mover, -SCORE_LIMIT, SCORE_LIMIT))
+    out["score"] = np.rint(mover)  # within SCORE_LIMIT: _number refuses the rest
     out["result"] = results * sign
     return out
 
@@ -469,7 +476,8 @@ def import_text(
     progress: bool = False,
 ) -> int:
     """Records of the lines of text files ``paths`` into the position file ``out``;
-    their count."""
+    their count. :class:`TextFileError` for files without a line, ``out`` then left
+    as it was (none written, or an appended one as it stood)."""
     total = sum(Path(p).stat().st_size for p in paths)
     header = {"source": "text", "files": [Path(p).name for p in paths]}
     count = 0
@@ -480,6 +488,10 @@ def import_text(
                 writer.write(records)
                 count += len(records)
                 bar.update(size)
+        if count == 0:  # raised inside: the output is dropped
+            verb = "holds" if len(paths) == 1 else "hold"
+            names = ", ".join(map(str, paths))
+            raise TextFileError(f"no positions to import: {names} {verb} no position line")
     return count
 
 
