@@ -39,6 +39,9 @@ LAYERS: dict[str, int] = {
     "version": 0,
     # what an option of a run is (the rules' and the run's tables): the standard library alone
     "option": 0,
+    # a provenance chain computed again and checked (every writer's flag, every reader's
+    # audit): the standard library alone
+    "provenance_audit": 0,
 }
 #: Plain helpers any layer may use (the package's docstring and version, text checks).
 ANYWHERE = {"__init__", "textcheck"}

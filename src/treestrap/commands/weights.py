@@ -249,10 +249,12 @@ def _perspective_provenance(model: Any, args: argparse.Namespace) -> dict[str, A
     from treestrap.evaluation import provenance as P
 
     spread = model.metadata.get("scale", model.metadata.get("noise", 1.0))
-    parents = [P.random_parent("drawn", args.seed, spread, model.weights)]
+    root = P.random_parent("drawn", args.seed, spread, model.weights)
+    if args.material:  # noise around a hand-written evaluation: the chain says so itself
+        root.update(around="the hand-set material", self_play_only=False)
     record = P.tool_record("treestrap weights random-perspective", 0.0)
-    record.update(sha256=P.weights_sha256(model.weights), parents=parents)
-    record["self_play_only"] = P.chain_self_play_only(parents) and not args.material
+    record.update(sha256=P.weights_sha256(model.weights), parents=[root])
+    record["self_play_only"] = P.chain_self_play_only([root])
     return record
 
 

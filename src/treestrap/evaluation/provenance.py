@@ -15,7 +15,9 @@ Every command that writes weights (``train``, ``distill fit``, ``supervised``,
   to random weights (or stops at a hand-written evaluation or an unrecorded file);
 - ``self_play_only``: computed from the chain, true only when it starts at random
   weights and every game in it was played by the chain's own weights against
-  themselves.
+  themselves. A parent's flag is computed again from its record (which must be of its
+  weights), never copied: :mod:`treestrap.provenance_audit` computes it for the writers
+  here and for every reader alike.
 
 The module is free of numba and torch: the reports and the ``weights show`` command
 read it without compiling anything.
@@ -28,18 +30,19 @@ import functools
 import hashlib
 import shlex
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-#: The metadata key of the record.
-KEY = "provenance"
-#: A training run's games against itself, in ``games``.
-SELF_PLAY = "self-play"
-#: The name a training run's PGN gives its learning player on both sides in self-play.
-LEARNER = "learner"
+# The flag's rules live in the audit, which readers share; named here for the writers.
+from treestrap.provenance_audit import KEY as KEY
+from treestrap.provenance_audit import LEARNER as LEARNER
+from treestrap.provenance_audit import SELF_PLAY as SELF_PLAY
+from treestrap.provenance_audit import chain_self_play_only as chain_self_play_only
+from treestrap.provenance_audit import games_are_self_play as games_are_self_play
+from treestrap.provenance_audit import parent_why_not
 
 
 def weights_sha256(weights: np.ndarray) -> str:
@@ -138,41 +141,19 @@ def hand_written_parent(role: str, name: str, weights: np.ndarray) -> dict[str, 
 
 def model_parent(role: str, name: str, weights: np.ndarray, metadata: Mapping) -> dict[str, Any]:
     """Weights read from a preset or a file: their hash and their own record (None when
-    the file has none: the chain stops there, and is not self-play only)."""
+    the file has none: the chain stops there, and is not self-play only). The flag is
+    computed from that record's chain, and only when the record is of these weights: a
+    flag stored in the file is not believed."""
     record = metadata.get(KEY) if isinstance(metadata.get(KEY), dict) else None
-    return {
+    parent: dict[str, Any] = {
         "role": role,
         "kind": "weights",
         "name": name,
         "sha256": weights_sha256(weights),
         "provenance": record,
-        "self_play_only": bool(record and record.get("self_play_only")),
     }
-
-
-def games_are_self_play(games: Mapping[str, int]) -> bool:
-    """Whether a game count by players (``{"self-play": 10, "hand-set": 3}``, or for PGN
-    sources ``{"learner vs learner": 10}``) holds only games of the weights against
-    themselves."""
-    allowed = (SELF_PLAY, f"{LEARNER} vs {LEARNER}")
-    return all(name in allowed for name, count in games.items() if count)
-
-
-def chain_self_play_only(
-    parents: Iterable[Mapping[str, Any]],
-    games: Mapping[str, int] | None = None,
-    sources: Iterable[Mapping[str, Any]] = (),
-) -> bool:
-    """True only when there is a root, every parent is self-play only, and every game
-    of this step and its sources is self-play."""
-    parents = list(parents)
-    if not parents:
-        return False
-    if games is not None and not games_are_self_play(games):
-        return False
-    return all(p.get("self_play_only") for p in parents) and all(
-        s.get("self_play_only") for s in sources
-    )
+    parent["self_play_only"] = parent_why_not(parent) is None
+    return parent
 
 
 def record_of(metadata: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -34,7 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from treestrap.evaluation.provenance import KEY, random_parent, tool_record, weights_sha256
+from treestrap.evaluation.provenance import (
+    KEY,
+    SELF_PLAY,
+    chain_self_play_only,
+    random_parent,
+    tool_record,
+    weights_sha256,
+)
 from treestrap.games.connect4_ntuple import (
     Connect4NTupleModel,
     parse_ntuple_spec,
@@ -283,11 +290,13 @@ def _save_tables(
     extra: dict[str, Any] | None = None,
 ) -> None:
     record = tool_record(TOOL, state.cpu_seconds)
+    by_player, parents = {SELF_PLAY: state.games}, [start]
     record.update(
         sha256=weights_sha256(model.tables),
-        games={"self-play": state.games},
-        parents=[start],
-        self_play_only=True,
+        games=by_player,
+        parents=parents,
+        # computed from its games and start like every record's, never written as true
+        self_play_only=chain_self_play_only(parents, games=by_player),
     )
     model.metadata = {
         KEY: record,
