@@ -25,6 +25,7 @@ from treestrap.evaluation.provenance import (
 )
 from treestrap.evaluation.weight_file_format import read_weight_file, write_weight_file
 from treestrap.evaluation.weight_files import load_weights
+from treestrap.provenance_audit import commit_is_committed
 from treestrap.training.run import train
 
 REPO = Path(__file__).resolve().parents[1]
@@ -198,10 +199,18 @@ def test_a_file_without_a_record_says_its_chain_cannot_be_checked(
 
 def test_ship_preset_takes_only_files_the_tools_wrote(self_play_run: Path, tmp_path: Path) -> None:
     ship = _ship_tool().ship
-    shipped = ship(self_play_run / "weights.npz", "trial", data=tmp_path)
+    made = self_play_run / "weights.npz"
+    if not commit_is_committed(record(made)["commit"]):  # run from a checkout with changes
+        with pytest.raises(ValueError, match="made from uncommitted code"):
+            ship(made, "trial", data=tmp_path)
+        meta, weights = read_weight_file(made)  # the same file as if made from a commit
+        meta["metadata"][KEY]["commit"] = "0000000"
+        made = tmp_path / "committed.npz"
+        write_weight_file(made, weights, meta)
+    shipped = ship(made, "trial", data=tmp_path)
     model = load_weights(shipped)
     assert model.metadata["preset"] == "trial"
-    assert model.metadata[KEY] == record(self_play_run / "weights.npz")
+    assert model.metadata[KEY] == record(made)
     bare = tmp_path / "bare.npz"
     random_model(seed=1).save(bare)
     with pytest.raises(ValueError, match="no provenance record"):

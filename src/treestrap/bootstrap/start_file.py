@@ -6,7 +6,10 @@ run started from such a file skips round 0: the file, copied into the run as
 ``start.npz``, is round 0's player, and the run's CPU hours and Elo against round 0
 carry on from the figures recorded in it, so the curve and the shipped file still
 count from random weights. Only files written by ``treestrap bootstrap`` of the same
-game, learned by self-play alone, are taken: anything else would break the chain.
+game, learned by self-play alone, are taken: anything else would break the chain. Self-play
+alone as the chain's games show it, not as a flag says: the file's chain is audited
+(:mod:`treestrap.provenance_audit`), and a flag it does not bear out, or a parent's
+record of other weights, refuses the file.
 """
 
 from __future__ import annotations
@@ -38,10 +41,13 @@ def resolve_start(text: str, game: str) -> Path:
 
 def start_record(path: Path, game: str) -> dict[str, Any]:
     """The ``bootstrap`` record of a file a run may start from; ValueError saying why
-    when it may not (not a bootstrap best file, another game, not self-play only)."""
+    when it may not (not a bootstrap best file, another game, its chain's audit finds a
+    problem, not self-play only)."""
+    from treestrap.evaluation.provenance import record_of, weights_sha256
     from treestrap.evaluation.weight_file_format import read_weight_file
+    from treestrap.provenance_audit import audit_chain
 
-    meta, _ = read_weight_file(path)
+    meta, weights = read_weight_file(path)
     metadata = meta.get("metadata", {})
     record = metadata.get("bootstrap")
     if not isinstance(record, dict) or "cpu_seconds" not in record:
@@ -51,8 +57,11 @@ def start_record(path: Path, game: str) -> dict[str, Any]:
         )
     if record.get("game") != game:
         raise ValueError(f"--from {path}: a {record.get('game')} file, not {game}")
-    if not metadata.get("provenance", {}).get("self_play_only"):
-        raise ValueError(f"--from {path}: its provenance is not self-play only")
+    audit = audit_chain(record_of(metadata), weights_sha256(weights))
+    if audit.problems:
+        raise ValueError(f"--from {path}: {audit.problems[0]}")
+    if not audit.self_play_only:
+        raise ValueError(f"--from {path}: its provenance is not self-play only ({audit.why_not})")
     return dict(record)
 
 

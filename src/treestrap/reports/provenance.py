@@ -4,7 +4,9 @@
 CPU time, games and sources), then each parent indented below, down to the random
 weights the chain starts from. A hash is checked against the file itself, against the
 parent's file or preset when it is at hand, and for a random start by drawing the same
-random weights again.
+random weights again. Below the chain, its audit (:mod:`treestrap.provenance_audit`):
+the self-play flag computed from the chain's games, not read, and what the chain shows
+that a reader must be told (uncommitted code, games that disagree with ``--games``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from treestrap.evaluation.provenance import record_of, stored_weights, weights_sha256
+from treestrap.provenance_audit import ChainAudit, audit_chain
 
 #: Finds a parent's weights by the name its record gives (a preset or a path): their
 #: SHA-256, or None when they are not at hand.
@@ -52,12 +55,42 @@ def _random_sha(parent: Mapping[str, Any], game: str) -> str | None:
     return weights_sha256(model.weights)
 
 
+#: The tool whose candidates record a round of a bootstrap run.
+BOOTSTRAP_TOOL = "treestrap bootstrap"
+#: A bootstrap round's steps, in order, as ``cpu_split`` names them.
+ROUND_STEPS = ("selfplay", "fit", "gate")
+#: How the CPU time of a bootstrap candidate without a split reads: its fit's alone.
+FIT_ONLY = "fit only: its round's self-play and gate not recorded"
+
+
+def _hours(seconds: Any) -> str:
+    return f"{float(seconds or 0.0) / 3600:.2f}"
+
+
+def cpu_text(record: Mapping[str, Any]) -> str:
+    """A step's CPU time as its record gives it: a bootstrap round's with its split
+    (self-play, fit, gate), a distilled network's (fit, labels); a bootstrap candidate
+    written before rounds recorded their split counts its fit alone, and says so."""
+    hours = f"{_hours(record.get('cpu_seconds'))} CPU hours"
+    split = record.get("cpu_split")
+    if isinstance(split, Mapping):  # in the round's order (a file keeps its keys sorted)
+        order = [k for k in ROUND_STEPS if k in split] + sorted(set(split) - set(ROUND_STEPS))
+        parts = ", ".join(f"{name} {_hours(split[name])}" for name in order)
+        return f"{hours} ({parts})"
+    if "cpu_seconds_fit" in record and "cpu_seconds_labels" in record:
+        fit, labels = _hours(record["cpu_seconds_fit"]), _hours(record["cpu_seconds_labels"])
+        return f"{hours} (fit {fit}, labels {labels})"
+    if record.get("tool") == BOOTSTRAP_TOOL and "positions" in record:
+        return f"{hours} ({FIT_ONLY})"
+    return hours
+
+
 def _step_lines(record: Mapping[str, Any], pad: str) -> list[str]:
     lines = [f"{pad}{record.get('command', '?')}"]
     facts = [
         f"{record.get('tool', '?')}",
         f"commit {record.get('commit', '?')}",
-        f"{float(record.get('cpu_seconds', 0.0)) / 3600:.2f} CPU hours",
+        cpu_text(record),
         str(record.get("date", "")),
     ]
     lines.append(f"{pad}  {', '.join(f for f in facts if f)}")
@@ -155,15 +188,41 @@ def provenance_lines(
             "one, or by another program): the chain cannot be checked"
         ]
     own = weights_sha256(weights)
-    flag = "yes" if record.get("self_play_only") else "no"
+    audit = audit_chain(record, own)
     lines = [
-        f"provenance (self-play only: {flag}; weights sha256 {_short(own)}: "
+        f"provenance (self-play only: {audit.verdict()}; weights sha256 {_short(own)}: "
         f"{_check(str(record.get('sha256', '')), own)})"
     ]
-    lines += _step_lines(record, "  ")
+    lines += _step_lines(record, "  ") + _run_lines(metadata, record)
     from treestrap.games.registry import DEFAULT_GAME
 
     shown: set[str] = set()
     for parent in record.get("parents", []):
         lines += _parent_lines(parent, "  ", resolve, shown, game or DEFAULT_GAME)
+    return lines + audit_lines(audit)
+
+
+def _run_lines(metadata: Mapping[str, Any], record: Mapping[str, Any]) -> list[str]:
+    """For a bootstrap file whose own step counts its fit alone: the run's CPU time,
+    which its ``bootstrap`` record keeps (from random weights to this round, rejected
+    rounds included); the round's own total is recorded nowhere in such a file."""
+    run = metadata.get("bootstrap")
+    if not isinstance(run, Mapping) or "cpu_seconds" not in run:
+        return []
+    if not cpu_text(record).endswith(f"({FIT_ONLY})"):
+        return []
+    return [
+        f"    the run to round {run.get('round', '?')}: {_hours(run['cpu_seconds'])} CPU hours "
+        "from random weights, rejected rounds included (the file's bootstrap record)"
+    ]
+
+
+def audit_lines(audit: ChainAudit) -> list[str]:
+    """The audit's verdict: it passes, or each problem and each fact on a line."""
+    if audit.passes:
+        return ["audit: passes (flags computed from the chain, hashes, commits, games)"]
+    problems = f"{len(audit.problems)} problems" if audit.problems else "no problem"
+    lines = [f"audit: {problems}, {len(audit.facts)} facts to know"]
+    lines += [f"  PROBLEM {line}" for line in audit.problems]
+    lines += [f"  known: {line}" for line in audit.facts]
     return lines
