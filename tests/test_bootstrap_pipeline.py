@@ -67,6 +67,10 @@ def test_a_candidates_provenance_goes_back_to_random_weights_by_self_play(
     # the data player is round 0's weights, whose own record starts at random weights
     roots = data_player["provenance"]["parents"]
     assert [p["kind"] for p in roots] == ["random"]
+    # its CPU time is its round's (self-play, fit, gate), not its fit's alone
+    split, round_1 = record["cpu_split"], finished_rounds(whole_run)[1]
+    assert sorted(split) == ["fit", "gate", "selfplay"] and split["fit"] > 0 <= split["gate"]
+    assert record["cpu_seconds"] == pytest.approx(round_1["round_cpu_seconds"], abs=0.2)
 
 
 def test_the_best_file_is_the_best_player_with_the_runs_cost(whole_run: Path) -> None:

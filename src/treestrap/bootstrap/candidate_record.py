@@ -4,6 +4,12 @@ games they were, and the network it started from) that chain it back to random
 weights. And the candidate's files: the fit's summary (``fit/summary.json``) is written
 before the candidate's weight file, so a round that finds both has its candidate and
 reads the summary back instead of fitting again.
+
+The candidate's ``cpu_seconds`` is its round's: the self-play that made its data, its
+fit and its gate, with that split in ``cpu_split``. The fit writes the file before the
+gate is played, so its record counts the fit alone until :func:`record_round_cpu`
+writes the round's total once the gate is decided, before the candidate plays a game
+as the best (the chunks it plays name its file's hash).
 """
 
 from __future__ import annotations
@@ -121,7 +127,7 @@ def fit_round_candidate(
         cpu_seconds,
         outcome.start,
     )
-    model.metadata = {KEY: record, "fit": outcome.fit}
+    model.metadata = {KEY: record, "fit": outcome.fit}  # the fit's CPU time, for now
     summary = {
         "positions": outcome.positions,
         **outcome.figures,
@@ -130,3 +136,24 @@ def fit_round_candidate(
         "epochs": outcome.epochs,
     }
     return save_candidate(model, summary, candidate, state_dir)
+
+
+def round_cpu_split(selfplay: float, fit: float, gate: float) -> dict[str, float]:
+    """A round's CPU seconds by step, as its candidate's record keeps them."""
+    return {"selfplay": round(selfplay, 1), "fit": round(fit, 1), "gate": round(gate, 1)}
+
+
+def record_round_cpu(candidate: Path, split: dict[str, float]) -> None:
+    """Make the candidate's ``cpu_seconds`` its round's total, with ``split`` beside it
+    (its weights and their hash unchanged; written atomically, and not again once
+    written, so a resumed round leaves the file as it is)."""
+    from treestrap.evaluation.weight_file_format import read_weight_file, write_weight_file
+
+    meta, weights = read_weight_file(candidate)
+    metadata = meta.get("metadata", {})
+    record = metadata.get(KEY)
+    if not isinstance(record, dict) or record.get("cpu_split") == split:
+        return
+    total = round(sum(split.values()), 1)
+    record = {**record, "cpu_seconds": total, "cpu_split": split}
+    write_weight_file(candidate, weights, {**meta, "metadata": {**metadata, KEY: record}})

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from treestrap.bootstrap.actors import play_round
+from treestrap.bootstrap.candidate_record import record_round_cpu, round_cpu_split
 from treestrap.bootstrap.chunks import ChunkSummary, chunk_files, chunk_path
 from treestrap.bootstrap.gate import GateResult
 from treestrap.bootstrap.provider import BootstrapProvider, RunBudget, bootstrap_provider
@@ -392,6 +393,9 @@ def run_network_round(
     gate = provider.run_gate(candidate, best, folder / "gate", budget.gate, options.progress)
     previous = finished_rounds(run)[-1]
     round_cpu = _selfplay_cpu(summaries) + fit["cpu_seconds"] + gate.cpu_seconds
+    # the candidate's record: its round's CPU time, not its fit's alone
+    split = round_cpu_split(_selfplay_cpu(summaries), fit["cpu_seconds"], gate.cpu_seconds)
+    record_round_cpu(candidate, split)
     gain = gate.elo if gate.accepted else 0.0
     base = [r for r in finished_rounds(run) if r["accepted"]][-1]
     record = {
