@@ -1,9 +1,11 @@
 """Shared test fixtures.
 
-Reference data lives in ``../shared/data`` beside the checkout (never copied into the
-repository); ``TREESTRAP_DATA`` overrides the location. A test that needs a missing
-file or engine skips with a clear message on a user's machine but fails under
-``CI=true``, so CI can never pass by skipping.
+Reference data (perft suites, opening lines, solved Connect Four positions, an excerpt
+of a master-game collection) ships in ``reference/`` at the repository's root, its
+sources and licences in ``reference/README.md``; ``TREESTRAP_DATA`` points the tests at
+another folder laid out the same way. A test that needs a missing file or engine skips
+with a clear message on a user's machine but fails under ``CI=true``, so CI can never
+pass by skipping.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ collect_ignore_glob = ["engines/*"]
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("TREESTRAP_DATA", REPO_ROOT.parent / "shared" / "data"))
+    """The reference data: ``reference/`` of the checkout, or ``TREESTRAP_DATA``."""
+    return Path(os.environ.get("TREESTRAP_DATA", REPO_ROOT / "reference"))
 
 
 def require(condition: bool, reason: str) -> None:
@@ -56,8 +59,8 @@ def require_module(name: str, extra: str) -> ModuleType:
 
 
 @pytest.fixture
-def shared_data():
-    """``shared_data("perft/perftsuite.epd")`` -> path, or skip/fail if missing."""
+def reference_data():
+    """``reference_data("perft/perftsuite.epd")`` -> path, or skip/fail if missing."""
 
     def locate(relative: str) -> Path:
         path = data_dir() / relative

@@ -1,4 +1,4 @@
-"""The layout rules of ``../shared/GUIDE.md`` (section 2), read from the source: imports
+"""The layout rules of docs/architecture.md (its Layers), read from the source: imports
 point downward only, no module imports itself back through others, no module is long."""
 
 from __future__ import annotations

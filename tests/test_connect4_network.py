@@ -53,11 +53,11 @@ REFERENCE = "connect4/solved-1000.txt"
 LAYERS = ([1], [16, 1], [16, 8, 1])
 
 
-def _positions(shared_data, every: int = 25) -> list[Position]:
+def _positions(reference_data, every: int = 25) -> list[Position]:
     """Positions of real games: every ``every``-th reference position, and each one's
     game prefixes (so every disc count from 1 on turns up)."""
     found = []
-    for ref in load_reference(shared_data(REFERENCE))[::every]:
+    for ref in load_reference(reference_data(REFERENCE))[::every]:
         for end in range(1, len(ref.moves) + 1, 3):
             found.append(parse_moves(ref.moves[:end]))
     return found
@@ -74,11 +74,13 @@ def _twin_value(net, pos: Position) -> float:
 
 
 @pytest.mark.parametrize("sizes", LAYERS)
-def test_the_compiled_network_equals_its_torch_twin_on_real_positions(sizes, shared_data) -> None:
+def test_the_compiled_network_equals_its_torch_twin_on_real_positions(
+    sizes, reference_data
+) -> None:
     model = random_connect4_network(sizes, seed=5, scale=3.0)
     ev = model.evaluator()
     net = torch_network(sizes, model.weights, INPUT_NB)
-    positions = _positions(shared_data)
+    positions = _positions(reference_data)
     assert len(positions) > 200
     values = np.array([evaluate(p, ev) for p in positions])
     twins = np.array([_twin_value(net, p) for p in positions])
@@ -96,12 +98,12 @@ def test_a_network_buffer_is_never_taken_for_linear_weights() -> None:
         network_buffer([16, 1], np.zeros(3))
 
 
-def test_alpha_beta_equals_minimax_with_a_network(shared_data) -> None:
+def test_alpha_beta_equals_minimax_with_a_network(reference_data) -> None:
     ev = random_connect4_network([16, 1], seed=2, scale=3.0).evaluator()
     alphabeta = Connect4Search(tt_bits=14)
     plain = Connect4Search(tt_bits=14, options=SearchOptions(prune=False))
     minimax = Connect4Minimax(capacity=200_000, max_nodes=199_999)
-    for pos in _positions(shared_data, every=100)[::4]:
+    for pos in _positions(reference_data, every=100)[::4]:
         a = alphabeta.search(copy_position(pos), ev, 3).value
         b = plain.search(copy_position(pos), ev, 3).value
         c = minimax.search(copy_position(pos), ev, 3).value
@@ -152,10 +154,10 @@ def _torch_gradient(net, x: np.ndarray, lower, upper, objective: str) -> np.ndar
 
 
 @pytest.mark.parametrize("objective", ["soft-ce", "squared"])
-def test_the_learning_gradient_equals_a_finite_difference(objective, shared_data) -> None:
+def test_the_learning_gradient_equals_a_finite_difference(objective, reference_data) -> None:
     sizes = [12, 1]
     model = random_connect4_network(sizes, seed=8, scale=2.0)
-    positions = _positions(shared_data, every=200)[:40]
+    positions = _positions(reference_data, every=200)[:40]
     x = np.zeros((len(positions), INPUT_NB))
     for row, pos in zip(x, positions, strict=True):
         dense_inputs(pos, row)
@@ -336,7 +338,7 @@ def test_what_a_connect4_network_does_not_take_is_one_error_line(
 
 
 def test_a_saved_network_plays_as_a_measure_and_tournament_player(
-    shared_data, tmp_path, capsys
+    reference_data, tmp_path, capsys
 ) -> None:
     model = random_connect4_network([16, 1], seed=11, scale=3.0)
     model.save(tmp_path / "net.npz")
@@ -345,11 +347,11 @@ def test_a_saved_network_plays_as_a_measure_and_tournament_player(
     assert np.array_equal(loaded.weights, model.weights)
     player = make_player(parse_connect4_player(f"{tmp_path / 'net.npz'}:depth=3"))
     search = Connect4Search(tt_bits=18)
-    for pos in _positions(shared_data, every=200)[::5]:
+    for pos in _positions(reference_data, every=200)[::5]:
         expected = search.search(copy_position(pos), model.evaluator(), 3).best_move
         assert player.choose(pos) == expected
     argv = ["connect4", "measure", f"net={tmp_path / 'net.npz'}", "--depths", "2"]
-    argv += ["--positions", str(shared_data(REFERENCE)), "--every", "50", "--games", "2"]
+    argv += ["--positions", str(reference_data(REFERENCE)), "--every", "50", "--games", "2"]
     argv += ["--no-references", "--out", str(tmp_path / "m"), "--quiet"]
     assert _cli(argv) == 0
     data = json.loads((tmp_path / "m" / "measure.json").read_text(encoding="utf-8"))

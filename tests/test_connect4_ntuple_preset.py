@@ -70,8 +70,8 @@ def test_it_is_the_ntuple_player_and_opens_in_the_centre(preset: Connect4NTupleM
     assert player.choose(new_position()) == 3  # the only winning first disc
 
 
-def test_a_measurement_without_players_measures_it(shared_data, tmp_path: Path) -> None:
-    positions = shared_data("connect4/solved-1000.txt")
+def test_a_measurement_without_players_measures_it(reference_data, tmp_path: Path) -> None:
+    positions = reference_data("connect4/solved-1000.txt")
     argv = ["measure", "--game", "connect4", "--depths", "2", "--games", "0", "--quiet"]
     argv += ["--positions", str(positions), "--every", "100", "--no-references"]
     assert main([*argv, "--out", str(tmp_path)]) == 0

@@ -45,8 +45,8 @@ _LOADED: dict[str, list[ReferencePosition]] = {}
 
 
 @pytest.fixture
-def reference(shared_data) -> list[ReferencePosition]:
-    path = shared_data(REFERENCE)
+def reference(reference_data) -> list[ReferencePosition]:
+    path = reference_data(REFERENCE)
     if str(path) not in _LOADED:  # read once for the module's tests
         _LOADED[str(path)] = load_reference(path)
     return _LOADED[str(path)]
@@ -206,9 +206,9 @@ def test_games_against_perfect_count_both_colours(solver: Solver) -> None:
 
 
 def test_measure_command_writes_its_table(
-    shared_data, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    reference_data, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    positions = shared_data(REFERENCE)
+    positions = reference_data(REFERENCE)
     argv = ["connect4", "measure", "hand-set", "random", "--depths", "2"]
     argv += ["--positions", str(positions), "--every", "50", "--games", "2", "--p", "0.5"]
     argv += ["--out", str(tmp_path), "--quiet"]

@@ -92,8 +92,8 @@ def test_the_search_equals_its_definition(depth: int) -> None:
     assert checked >= 20
 
 
-def test_searched_to_the_end_it_finds_every_exact_score_and_a_best_move(shared_data) -> None:
-    lines = shared_data(REFERENCE).read_text(encoding="utf-8").split("\n")
+def test_searched_to_the_end_it_finds_every_exact_score_and_a_best_move(reference_data) -> None:
+    lines = reference_data(REFERENCE).read_text(encoding="utf-8").split("\n")
     ev = hand_written_connect4_model().evaluator()
     search = PlaySearch(table_bits=18)
     checked = 0

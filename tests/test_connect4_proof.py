@@ -17,14 +17,14 @@ from treestrap.play.connect4.reference import ReferencePosition, load_reference
 REFERENCE = "connect4/solved-1000.txt"
 
 
-def _later(shared_data, discs: int, count: int) -> list[ReferencePosition]:
+def _later(reference_data, discs: int, count: int) -> list[ReferencePosition]:
     """``count`` reference positions with at least ``discs`` discs (quick to prove)."""
-    return [r for r in load_reference(shared_data(REFERENCE)) if len(r.moves) >= discs][:count]
+    return [r for r in load_reference(reference_data(REFERENCE)) if len(r.moves) >= discs][:count]
 
 
-def test_a_proof_finds_a_best_move_and_the_exact_score(shared_data) -> None:
+def test_a_proof_finds_a_best_move_and_the_exact_score(reference_data) -> None:
     proof = Proof(table_bits=16)
-    for ref in _later(shared_data, 16, 40):
+    for ref in _later(reference_data, 16, 40):
         pos = parse_moves(ref.moves)
         found = proof.best_move(pos, max_nodes=10**8)
         assert found is not None, ref.moves
@@ -34,16 +34,16 @@ def test_a_proof_finds_a_best_move_and_the_exact_score(shared_data) -> None:
         proof.clear()
 
 
-def test_the_players_first_choice_is_kept_when_it_is_best(shared_data) -> None:
+def test_the_players_first_choice_is_kept_when_it_is_best(reference_data) -> None:
     proof = Proof(table_bits=16)
-    for ref in _later(shared_data, 16, 40):
+    for ref in _later(reference_data, 16, 40):
         best = [c for c in range(7) if ref.is_best(c)]
         found = proof.best_move(parse_moves(ref.moves), 10**8, first=best[-1])
         assert found is not None and found.move == best[-1]
 
 
-def test_a_spent_budget_gives_nothing_and_leaves_only_true_bounds(shared_data) -> None:
-    refs = [r for r in load_reference(shared_data(REFERENCE)) if 12 <= len(r.moves) <= 13][:6]
+def test_a_spent_budget_gives_nothing_and_leaves_only_true_bounds(reference_data) -> None:
+    refs = [r for r in load_reference(reference_data(REFERENCE)) if 12 <= len(r.moves) <= 13][:6]
     proof = Proof(table_bits=16)
     for ref in refs:
         pos = parse_moves(ref.moves)
@@ -80,12 +80,12 @@ def test_proof_is_an_option_of_a_timed_player_only() -> None:
     assert make_player(off).proof is None  # type: ignore[attr-defined]
 
 
-def test_a_timed_player_plays_the_proven_move(shared_data, monkeypatch) -> None:
+def test_a_timed_player_plays_the_proven_move(reference_data, monkeypatch) -> None:
     # The deepening left no time past its first ply (whose move is often not best), and
     # nodes enough for any proof of these positions: every move played is proven best.
     monkeypatch.setattr(connect4_players, "DEEPENING_SHARE", 1e-9)
     player = SearchPlayer("p", hand_written_connect4_model(), depth=4, seconds=30.0)
-    refs = _later(shared_data, 14, 30)
+    refs = _later(reference_data, 14, 30)
     for ref in refs:
         player.new_game(0)
         assert ref.is_best(player.choose(parse_moves(ref.moves))), ref.moves

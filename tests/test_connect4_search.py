@@ -197,12 +197,12 @@ def _win_plies(moves: str, score: int) -> int:
     return 2 * ((22 + score) - (n - n // 2))
 
 
-def test_search_finds_every_forced_result_within_its_depth(shared_data) -> None:
+def test_search_finds_every_forced_result_within_its_depth(reference_data) -> None:
     depth = 7
     ev = hand_written_connect4_model().evaluator()
     search = Connect4Search(tt_bits=16)
     short = 0
-    for line in shared_data(REFERENCE).read_text(encoding="utf-8").splitlines():
+    for line in reference_data(REFERENCE).read_text(encoding="utf-8").splitlines():
         moves, *scores = line.split()
         score = max(int(s) for s in scores)
         value = search.search(parse_moves(moves), ev, depth).value

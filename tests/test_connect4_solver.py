@@ -1,6 +1,6 @@
 """The exact solver against the reference file ``connect4/solved-1000.txt``: all seven
 column scores of each of its 1000 positions, scored by Pascal Pons's solver (format in
-``../shared/data/README.md``), must come out the same.
+``reference/README.md``), must come out the same.
 
 The file takes minutes on one core, so the test splits it between this process and a
 child process (two cores). The child loads the recursive kernel from numba's cache that
@@ -53,8 +53,8 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{path}" if path else src}
 
 
-def test_every_reference_position_scores_as_the_file_says(shared_data) -> None:
-    rows = read_reference(shared_data(REFERENCE))
+def test_every_reference_position_scores_as_the_file_says(reference_data) -> None:
+    rows = read_reference(reference_data(REFERENCE))
     assert len(rows) == 1000
     solver = Solver()
     # compile (and cache) the kernels here before the child starts, so it loads them
@@ -87,8 +87,8 @@ def test_every_reference_position_scores_as_the_file_says(shared_data) -> None:
     assert not wrong, f"{len(wrong)} positions differ:\n" + "\n".join(wrong[:20])
 
 
-def test_solve_is_the_best_column_and_a_column_score_is_minus_the_child(shared_data) -> None:
-    rows = read_reference(shared_data(REFERENCE))
+def test_solve_is_the_best_column_and_a_column_score_is_minus_the_child(reference_data) -> None:
+    rows = read_reference(reference_data(REFERENCE))
     solver = Solver()
     # the later positions solve in milliseconds
     for moves, expected in [r for r in rows if len(r[0]) >= 20][:60]:

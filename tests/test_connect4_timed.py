@@ -60,8 +60,8 @@ def test_static_sign_is_counted_over_the_decided_positions() -> None:
     assert (share.hits, share.total) == (1, 3)
 
 
-def test_measure_with_times_reports_the_depth_reached(shared_data, tmp_path: Path) -> None:
-    positions = shared_data("connect4/solved-1000.txt")
+def test_measure_with_times_reports_the_depth_reached(reference_data, tmp_path: Path) -> None:
+    positions = reference_data("connect4/solved-1000.txt")
     argv = ["measure", "--game", "connect4", "hand-set", "--times", "0.01", "--games", "0"]
     argv += ["--positions", str(positions), "--every", "100", "--no-references", "--quiet"]
     assert main([*argv, "--out", str(tmp_path)]) == 0

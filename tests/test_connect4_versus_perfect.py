@@ -38,9 +38,9 @@ _LOADED: dict[str, list[ReferencePosition]] = {}
 
 
 @pytest.fixture
-def late(shared_data) -> list[ReferencePosition]:
+def late(reference_data) -> list[ReferencePosition]:
     """Reference positions of 22 discs or more: milliseconds each (read once)."""
-    path = str(shared_data(REFERENCE))
+    path = str(reference_data(REFERENCE))
     if path not in _LOADED:
         _LOADED[path] = [r for r in load_reference(path) if len(r.moves) >= 22]
     return _LOADED[path]

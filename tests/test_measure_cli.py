@@ -26,8 +26,8 @@ def test_the_games_with_a_measurement_are_registered_games() -> None:
         game_facts(game)  # each is a registered game
 
 
-def test_measure_by_game_and_by_its_old_spelling_agree(shared_data, tmp_path, capsys) -> None:
-    solved = str(shared_data("connect4/solved-1000.txt"))
+def test_measure_by_game_and_by_its_old_spelling_agree(reference_data, tmp_path, capsys) -> None:
+    solved = str(reference_data("connect4/solved-1000.txt"))
     common = ["hand-set:depth=2", "--games", "0", "--every", "50", "--no-references"]
     common += ["--positions", solved, "--quiet"]
     assert _run(["measure", "--game", "connect4", *common, "--out", str(tmp_path / "new")]) == 0

@@ -2,8 +2,9 @@
 
 Every EPD line is one test that checks all its depths whose expected count is at most
 ``FAST_LIMIT`` (bulk counting) and reports every mismatch at once. Deeper counts run
-under ``-m slow``. The suites live in ``../shared/data/perft`` (see ``conftest.py``);
-a missing file becomes one test that skips locally and fails under ``CI=true``.
+under ``-m slow``. The suites live in ``reference/perft`` (see ``conftest.py``, sources
+in ``reference/README.md``); a missing file becomes one test that skips locally and
+fails under ``CI=true``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from treestrap.play.openings import read_epd_openings
 FAST_LIMIT = 2_000_000  # bulk counts checked in the normal run
 NON_BULK_LIMIT = 500_000  # make/unmake at every leaf in the normal run
 SLOW_LIMIT = 30_000_000  # suite counts checked under -m slow
-MARCEL_EVERY = 50  # deterministic sample of the 6838-line suite
 
 CPW6 = "perft_cpw6.epd"
 SUITES = (
@@ -38,7 +38,9 @@ SUITES = (
     "perft_special_whittington.epd",
     "perft_ferdy_double_checks.epd",
 )
-MARCEL = "perft_marcel_vankervinck.epd"
+#: Every 50th line of Marcel van Kervinck's 6,838-line suite, from its first: the sample
+#: the tests always checked, the only part of the suite that ships.
+MARCEL = "perft_marcel_vankervinck-sample.epd"
 
 
 def _load(name: str) -> list[EpdRecord] | None:
@@ -46,13 +48,13 @@ def _load(name: str) -> list[EpdRecord] | None:
     return read_epd(path) if path.exists() else None
 
 
-def _params(name: str, every: int = 1) -> list:
+def _params(name: str) -> list:
     """One ``(name, record)`` param per EPD line, or one ``(name, None)`` if missing."""
     records = _load(name)
     stem = name.removesuffix(".epd")
     if records is None:
         return [pytest.param(name, None, id=f"{stem}-missing")]
-    return [pytest.param(name, rec, id=f"{stem}-L{rec.line_number}") for rec in records[::every]]
+    return [pytest.param(name, rec, id=f"{stem}-L{rec.line_number}") for rec in records]
 
 
 def _missing(name: str) -> str:
@@ -113,7 +115,7 @@ def test_suite_line(name: str, rec: EpdRecord | None) -> None:
     _assert_unchanged(pos, snap)
 
 
-@pytest.mark.parametrize(("name", "rec"), _params(MARCEL, MARCEL_EVERY))
+@pytest.mark.parametrize(("name", "rec"), _params(MARCEL))
 def test_marcel_sample(name: str, rec: EpdRecord | None) -> None:
     rec = _require_record(name, rec)
     assert _check_counts(rec, 0, FAST_LIMIT) >= 3, "sample line should have D1-D3"
@@ -122,7 +124,7 @@ def test_marcel_sample(name: str, rec: EpdRecord | None) -> None:
 def test_suites_are_substantial() -> None:
     """Guard against a truncated data file silently shrinking the suite."""
     sizes = {CPW6: 7, "perftsuite.epd": 126, "perft_special_whittington.epd": 174}
-    sizes |= {"perft_ferdy_double_checks.epd": 184, MARCEL: 6838}
+    sizes |= {"perft_ferdy_double_checks.epd": 184, MARCEL: 137}
     for name, size in sizes.items():
         assert len(_require_records(name)) == size, name
 

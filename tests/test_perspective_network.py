@@ -46,7 +46,7 @@ from treestrap.evaluation.weight_files import load_weights
 from treestrap.search.timeman import SearchLimits
 
 torch.set_num_threads(1)
-GAMES = "games/twic0920.pgn"
+GAMES = "games/twic0920-sample.pgn"
 #: Games of the file played through: about 2,500 positions.
 N_GAMES = 30
 #: Networks under test: wide enough to clip, small enough to be quick; random weights

@@ -29,7 +29,7 @@ def test_pick_openings_is_reproducible_and_covers_the_book_first() -> None:
 def test_lichess_and_eco_files_load() -> None:
     tsv = data_dir() / "openings" / "lichess_openings.tsv"
     pgn = data_dir() / "openings" / "eco.pgn"
-    require(tsv.exists() and pgn.exists(), "opening files missing from shared data")
+    require(tsv.exists() and pgn.exists(), f"opening files missing from {data_dir()}")
     lichess = load_openings(str(tsv))
     assert len(lichess) == 3807
     eco = load_openings(str(pgn))

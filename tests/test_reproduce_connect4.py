@@ -36,9 +36,9 @@ def run_cli(argv: list[str]) -> int:
 
 
 @pytest.fixture
-def positions(shared_data, tmp_path: Path) -> Path:
+def positions(reference_data, tmp_path: Path) -> Path:
     """A few reference positions (the measurement's code is the same on all 1000)."""
-    lines = shared_data("connect4/solved-1000.txt").read_text().splitlines()
+    lines = reference_data("connect4/solved-1000.txt").read_text().splitlines()
     path = tmp_path / "solved-40.txt"
     path.write_text("\n".join(lines[::25]) + "\n")
     return path

@@ -49,6 +49,8 @@ TINY = Budget(
 )
 #: Master games of the tiny dataset: split 6:2:2 by game, every split has some.
 GAMES = 40
+#: The excerpt of The Week in Chess 920 that ships (reference/README.md).
+SAMPLE = "games/twic0920-sample.pgn"
 
 
 def _first_games(source: Path, target: Path, count: int) -> None:
@@ -59,8 +61,8 @@ def _first_games(source: Path, target: Path, count: int) -> None:
 
 @pytest.fixture(scope="module")
 def tiny_pgn(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = data_dir() / "games" / "twic0920.pgn"
-    require(source.exists(), f"reference file games/twic0920.pgn not found under {data_dir()}")
+    source = data_dir() / SAMPLE
+    require(source.exists(), f"reference file {SAMPLE} not found under {data_dir()}")
     pgn = tmp_path_factory.mktemp("pgn") / "tiny.pgn"
     _first_games(source, pgn, GAMES)
     return pgn
