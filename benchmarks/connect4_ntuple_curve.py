@@ -27,7 +27,7 @@ from treestrap.bootstrap.connect4_provider import connect4_round0_config
 from treestrap.cli import main as treestrap
 from treestrap.training.connect4_ntuple_run import WEIGHTS_FILE, saved_games, train_ntuple
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared/data/connect4/solved-1000.txt"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference/connect4/solved-1000.txt"
 
 
 def measure(player: str, depth: int, out: Path) -> dict[str, Any]:

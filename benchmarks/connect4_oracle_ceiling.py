@@ -332,7 +332,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--ntuple", default="", help="T,L: T random tuples of L cells")
     ap.add_argument("--depth", type=int, default=0, help="split the moves at this depth")
-    ap.add_argument("--reference", default="../shared/data/connect4/solved-1000.txt")
+    ap.add_argument("--reference", default="reference/connect4/solved-1000.txt")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--table-bits", type=int, default=22)

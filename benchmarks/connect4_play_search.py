@@ -30,7 +30,7 @@ from treestrap.connect4.search import Connect4Search
 from treestrap.core.jit import njit
 from treestrap.games.connect4_players import load_model, parse_connect4_player
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "solved-1000.txt"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "connect4" / "solved-1000.txt"
 
 
 @njit

@@ -50,7 +50,7 @@ from treestrap.games import connect4_players
 from treestrap.games.connect4_players import make_player, parse_connect4_player
 from treestrap.play.connect4.reference import ReferencePosition, load_reference
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "solved-1000.txt"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "connect4" / "solved-1000.txt"
 
 
 def roots(positions: list[ReferencePosition], seconds: float, table_bits: int) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from treestrap.connect4.board import parse_moves
 from treestrap.connect4.solver import Solver
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "solved-1000.txt"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "connect4" / "solved-1000.txt"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,7 +36,7 @@ from treestrap.learn.rules import ALGORITHM_NAMES
 from treestrap.training.config import game_config
 from treestrap.training.run import train
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4" / "solved-1000.txt"
+REFERENCE = Path(__file__).resolve().parents[1] / "reference" / "connect4" / "solved-1000.txt"
 RULES = ("treestrap-ab", "treestrap-mm", "rootstrap-ab", "td-leaf")
 
 

@@ -7,10 +7,10 @@ ours/Stockfish with nodes counted both ways.
     python benchmarks/engine_vs_stockfish.py --json runs/speed.json   # the figures as JSON
 
 The Stockfish builds (``benchmarks/stockfish_builds.py``): Debian's package (built for
-generic x86-64, "64bit SSE2") and the same version built for this processor family,
-``../shared/bin/stockfish-15.1-avx2`` beside the repository, when it runs here (a line
-says why it is left out otherwise). Each is printed with its build line, the output of
-its ``compiler`` command.
+generic x86-64, "64bit SSE2") and the same version built natively for this processor
+family (``--native PATH``: a build of the official source that a user makes), when it
+runs here (a line says why it is left out otherwise). Each is printed with its build
+line, the output of its ``compiler`` command.
 
 Every engine gets ``Hash`` MiB (16 by default, treestrap's default), Stockfish
 ``Threads=1``, a ``ucinewgame`` before each position (an empty table) and ``go movetime``.
@@ -233,8 +233,8 @@ def main() -> int:
     parser.add_argument(
         "--native",
         metavar="PATH",
-        help="the native Stockfish build (default: ../shared/bin/stockfish-15.1-avx2 "
-        "beside the repository)",
+        help="the native Stockfish build, Stockfish 15.1 compiled for this processor "
+        "(default: where stockfish_builds.native_path() looks)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     args = parser.parse_args()

@@ -3,10 +3,12 @@
 Debian's ``stockfish`` package is built for generic x86-64 (its ``compiler`` command
 prints "64bit SSE2"); a build of the same version for this processor family (AVX2,
 POPCNT) searches about a third more nodes per second. A benchmark therefore runs
-against both: Debian's (``stockfish`` on the PATH or in /usr/games) and the native
-build kept beside the checkout, ``../shared/bin/stockfish-15.1-avx2`` from the
-repository root, when it runs on this machine. Each is named by its build line, the
-"Compilation settings include:" line of Stockfish's ``compiler`` command.
+against both: Debian's (``stockfish`` on the PATH or in /usr/games) and a native
+build, Stockfish 15.1 compiled for this processor family from the official source (a
+user builds it and gives its path with ``--native``; without one the benchmark looks
+where :func:`native_path` says), when it runs on this machine. Each is named by its
+build line, the "Compilation settings include:" line of Stockfish's ``compiler``
+command.
 
 Imported by the benchmarks beside it (``python benchmarks/x.py`` puts this folder on
 the path) and by ``tests/test_stockfish_builds.py``.

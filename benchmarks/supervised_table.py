@@ -2,9 +2,12 @@
 several trials, then ``treestrap supervised report`` over all runs (test accuracy with
 its spread, contingency tables, plots, and Serban's figures beside ours).
 
-    treestrap dataset build ../shared/data/games/twic0920.pgn --stockfish-score depth=8 \
+    treestrap dataset build reference/games/twic0920.pgn --stockfish-score depth=8 \
         --out data/twic
     python benchmarks/supervised_table.py data/twic --out runs/supervised-twic [--trials 3]
+
+``twic0920.pgn`` is The Week in Chess issue 920, downloaded first (``reference/README.md``
+says where).
 
 Runs that finished are kept; an interrupted benchmark continues with the same command
 (each run resumes from its last finished epoch). The printed ``positions/s`` is the

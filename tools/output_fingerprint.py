@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
-SHARED = (Path(__file__).resolve().parents[1].parent / "shared" / "data").resolve()
-ECO = SHARED / "openings" / "eco.pgn"
-TWIC = SHARED / "games" / "twic0920.pgn"
-SOLVED = SHARED / "connect4" / "solved-1000.txt"
+#: The reference data that ships with the repository (reference/README.md).
+REFERENCE = (Path(__file__).resolve().parents[1] / "reference").resolve()
+ECO = REFERENCE / "openings" / "eco.pgn"
+TWIC = REFERENCE / "games" / "twic0920-sample.pgn"
+SOLVED = REFERENCE / "connect4" / "solved-1000.txt"
 
 #: keys whose values follow the clock or the checkout, not the computation (a dataset's
 #: manifest hash covers the paths of its files, and a checkpoint's digest that hash)
@@ -44,8 +45,8 @@ CLOCK_KEY = re.compile(
 DURATION = re.compile(r"\d+(\.\d+)? s\b")
 #: the seconds a move took, in PGN comments ("{ +0.31 0.01s }")
 MOVE_TIME = re.compile(rb"\d+\.\d+s\b")
-#: a path to the shared data, wherever the checkout is
-SHARED_PATH = re.compile(rb"(?:/[\w.-]+)*/shared/data")
+#: a path to the reference data, wherever the checkout is
+REFERENCE_PATH = re.compile(rb"(?:/[\w.-]+)*/reference(?=/(?:openings|games|connect4|perft)/)")
 #: files that only hold durations
 SKIPPED = {"timings.json", "curve.png"}  # curve.png: its right panel is CPU time
 
@@ -163,15 +164,15 @@ def digest(path: Path, places: list[tuple[str, str]]) -> str:
         body = _text(path)
     for place, name in places:
         body = body.replace(place.encode(), name.encode())
-    body = SHARED_PATH.sub(b"<SHARED>", MOVE_TIME.sub(b"Ns", body))
+    body = REFERENCE_PATH.sub(b"<REFERENCE>", MOVE_TIME.sub(b"Ns", body))
     return hashlib.sha256(body).hexdigest()
 
 
 def fingerprint(root: Path) -> dict[str, str]:
     """Every file under ``root`` (but the fingerprint itself and the durations) by hash,
-    with the places of the runs and of the shared data named, not spelled out."""
+    with the places of the runs and of the reference data named, not spelled out."""
     found = {}
-    places = [(str(root.resolve()), "<OUT>"), (str(SHARED), "<SHARED>")]
+    places = [(str(root.resolve()), "<OUT>"), (str(REFERENCE), "<REFERENCE>")]
     if not root.is_absolute():  # the runs were given the place as it was typed too
         places.insert(1, (str(root), "<OUT>"))
     for path in sorted(root.rglob("*")):

@@ -1,6 +1,6 @@
 """Write an EPD opening book of book lines, each followed by a few random legal plies.
 
-    python tools/random_openings.py ../shared/data/openings/lichess_openings.tsv \
+    python tools/random_openings.py reference/openings/lichess_openings.tsv \
         --plies 2 --count 40000 --seed 27 --out runs/sp-openings.epd
 
 Games between fixed weights are deterministic, so a book of a few thousand lines gives

@@ -16,8 +16,8 @@ from typing import Any
 DEFAULT_DEPTHS = "2,4"
 DEFAULT_P = "0,0.1,0.25,0.5"
 DEFAULT_GAMES = 20
-#: The reference file beside the checkout, from the repository root.
-DEFAULT_POSITIONS = "../shared/data/connect4/solved-1000.txt"
+#: The reference file that ships with the repository, from the repository root.
+DEFAULT_POSITIONS = "reference/connect4/solved-1000.txt"
 
 
 def add_parser(sub: Any) -> None:

@@ -27,8 +27,8 @@ BUDGET_NAMES = ("quick", "standard", "paper")
 SERBAN_OPTIONS = {"pgn": None, "openings": None, "no_finish": False}
 #: The options only veness2009 --game connect4 reads, and their defaults.
 CONNECT4_OPTIONS = {"positions": None}
-#: The solved reference positions beside the checkout, from the repository root.
-DEFAULT_POSITIONS = "../shared/data/connect4/solved-1000.txt"
+#: The solved reference positions that ship with the repository, from its root.
+DEFAULT_POSITIONS = "reference/connect4/solved-1000.txt"
 
 
 def add_parser(sub: Any) -> None:

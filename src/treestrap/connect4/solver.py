@@ -1,5 +1,5 @@
 """An exact Connect Four solver: the game-theoretic score of a position and of each
-column, in the units of the reference data (``../shared/data/README.md``).
+column, in the units of the reference data (``reference/README.md``).
 
 Scores. For the side to move, 0 is a draw; a win is ``22 - d`` where ``d`` is the
 number of discs the winner will have played when it makes four (so a quicker win scores

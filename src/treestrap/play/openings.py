@@ -1,5 +1,5 @@
 """Opening lines to start games from: a small built-in book, or lines read from a
-PGN/TSV/EPD file (``../shared/data/openings`` has ECO and lichess collections) or
+PGN/TSV/EPD file (``reference/openings`` has ECO and lichess collections) or
 walked through a Polyglot ``.bin`` book.
 
 A line is a starting FEN plus moves in SAN. Every opening of a match is played twice

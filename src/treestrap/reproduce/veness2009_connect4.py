@@ -179,7 +179,7 @@ def format_table(
 def reproduce_connect4(
     out_dir: str | Path,
     budget: str | Connect4Budget = "quick",
-    positions: str | Path = "../shared/data/connect4/solved-1000.txt",
+    positions: str | Path = "reference/connect4/solved-1000.txt",
     seed: int = 1,
     workers: int = 2,
     progress: bool = True,
@@ -187,7 +187,7 @@ def reproduce_connect4(
 ) -> CurveResult:
     """Train, rate, measure and write the table and plot; resumes whatever ``out_dir``
     holds. ``budget`` is a name of :data:`BUDGETS` or a :class:`Connect4Budget`;
-    ``positions`` the solved reference positions (``../shared/data``'s format).
+    ``positions`` the solved reference positions (format in ``reference/README.md``).
     ``tensorboard``: each algorithm's games in ``tensorboard/ALGORITHM``, its
     checkpoints' ratings in ``tensorboard/ALGORITHM/ratings`` (as chess's)."""
     budget_name, budget = pick_budget(budget, BUDGETS, EXPERIMENT)

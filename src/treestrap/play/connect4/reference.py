@@ -1,5 +1,5 @@
 """The reference positions scored by a perfect solver (``solved-1000.txt``; the format
-is in ``../shared/data/README.md``): a move string and seven column scores a line."""
+is in ``reference/README.md``): a move string and seven column scores a line."""
 
 from __future__ import annotations
 
