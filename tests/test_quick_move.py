@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from treestrap.engine import uci as uci_module
-from treestrap.engine.quick_move import evaluate, position_board, quick_move
+from treestrap.engine.quick_move import material_score, position_board, quick_move
 from treestrap.engine.uci import UciEngine
 
 
@@ -45,11 +45,11 @@ def test_quick_move_is_legal_even_with_no_time(seed: int) -> None:
         assert (move is None) == board.is_game_over() or move in board.legal_moves
 
 
-def test_evaluate_is_material_for_the_side_to_move() -> None:
+def test_material_score_is_for_the_side_to_move() -> None:
     board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
-    assert evaluate(board) == 500
+    assert material_score(board) == 500
     board.turn = chess.BLACK
-    assert evaluate(board) == -500
+    assert material_score(board) == -500
 
 
 def test_position_board_follows_the_position_command() -> None:
@@ -94,7 +94,8 @@ def test_a_cold_session_answers_a_timed_go_quickly_and_waits_on_a_depth_go(
         session.handle("go wtime 3000 btime 3000")
         assert out.bestmove.wait(10)
         lines = out.getvalue().splitlines()
-        assert "info string the search is still compiling (first start): a quick move" in lines
+        quick = "info string the search is still compiling (first start): a quick search"
+        assert f"{quick} with this engine's evaluation" in lines  # the default is a network
         move = chess.Move.from_uci(lines[-1].split()[1])
         assert move in position_board(["startpos", "moves", "e2e4", "e7e5"]).legal_moves
 

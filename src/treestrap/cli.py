@@ -20,6 +20,7 @@ COMMANDS = (
     "weights",
     "train",
     "uci",
+    "compile",
     "bench",
     "tournament",
     "rate",

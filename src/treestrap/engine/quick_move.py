@@ -3,14 +3,17 @@
 A fresh ``treestrap uci`` with an empty compile cache needs about half a minute before
 its search can run, and a GUI's clock (or python-chess's ten-second command timeout)
 does not wait that long. Until the kernels are ready, a timed ``go`` is answered by this
-small alpha-beta over python-chess boards: material and a centre bonus, captures first,
-iterative deepening until the time is spent. It plays legal, sensible moves, far weaker
-than the engine proper; it is used only in the first seconds after a cold start.
+small alpha-beta over python-chess boards: captures first,
+iterative deepening until the time is spent. It scores its leaves with the engine's own
+evaluation where that can be read in numpy (:mod:`treestrap.engine.quick_evaluation`),
+else with material and a centre bonus. It plays legal, sensible moves, weaker than the
+engine proper (a few thousand nodes a second); it is used only until the compile is done.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import chess
@@ -39,7 +42,7 @@ class _OutOfTime(Exception):
     """Raised inside the search when its time is spent."""
 
 
-def evaluate(board: chess.Board) -> int:
+def material_score(board: chess.Board) -> float:
     """Material and centre for the side to move, in centipawns."""
     score = 0
     for square, piece in board.piece_map().items():
@@ -62,7 +65,14 @@ def _ordered(board: chess.Board, first: chess.Move | None) -> list[chess.Move]:
     return sorted(board.legal_moves, key=key)
 
 
-def _search(board: chess.Board, depth: int, alpha: int, beta: int, deadline: float) -> int:
+def _search(
+    board: chess.Board,
+    depth: int,
+    alpha: float,
+    beta: float,
+    deadline: float,
+    score: Callable[[chess.Board], float],
+) -> float:
     if time.monotonic() >= deadline:
         raise _OutOfTime
     if board.is_checkmate():
@@ -70,11 +80,11 @@ def _search(board: chess.Board, depth: int, alpha: int, beta: int, deadline: flo
     if board.is_stalemate() or board.is_insufficient_material():
         return 0
     if depth <= 0:
-        return evaluate(board)
+        return score(board)
     best = -MATE_SCORE * 2
     for move in _ordered(board, None):
         board.push(move)
-        value = -_search(board, depth - 1, -beta, -alpha, deadline)
+        value = -_search(board, depth - 1, -beta, -alpha, deadline, score)
         board.pop()
         if value > best:
             best = value
@@ -84,9 +94,14 @@ def _search(board: chess.Board, depth: int, alpha: int, beta: int, deadline: flo
     return best
 
 
-def quick_move(board: chess.Board, seconds: float) -> chess.Move | None:
-    """The best move found within ``seconds`` (None when there is no legal move); the
-    first legal move is the answer even when no iteration completes."""
+def quick_move(
+    board: chess.Board,
+    seconds: float,
+    score: Callable[[chess.Board], float] = material_score,
+) -> chess.Move | None:
+    """The best move found within ``seconds`` by a search whose leaves ``score`` rates
+    (None when there is no legal move); the first legal move is the answer even when no
+    iteration completes."""
     moves = list(board.legal_moves)
     if not moves:
         return None
@@ -98,7 +113,7 @@ def quick_move(board: chess.Board, seconds: float) -> chess.Move | None:
             alpha, choice = -MATE_SCORE * 2, best
             for move in _ordered(board, best):
                 board.push(move)
-                value = -_search(board, depth - 1, -MATE_SCORE * 2, -alpha, deadline)
+                value = -_search(board, depth - 1, -MATE_SCORE * 2, -alpha, deadline, score)
                 board.pop()
                 if value > alpha:
                     alpha, choice = value, move

@@ -7,14 +7,16 @@ line written is flushed at once. A bad command never ends the engine: it answers
 ``info string error: ...`` and keeps its state (a malformed ``position`` leaves the
 previous position in place).
 
-The search kernels compile on first use (about half a minute with a cold numba cache,
-under a second from a warm one), so a warm-up search runs in the background from
-startup. ``readyok`` waits for it at most :data:`READY_WAIT` seconds (a GUI's ready
-check times out long before half a minute; from a warm cache it is done well within).
-A timed ``go`` that comes before it is done is answered at once by a small search in
-plain Python (:mod:`treestrap.engine.quick_move`), with an ``info string`` that says
-so; a ``go`` with no clock (depth, nodes, infinite, ponder) waits for the compiled
-search.
+The search kernels come from numba's compile cache (a second or two). With a cold
+cache the session starts a compile job in a process of its own
+(:mod:`treestrap.engine.compile_job`), which goes on if the session is ended, so the next
+engine finds the cache filled; the session loads the kernels when the job is done.
+``readyok`` waits for them at most :data:`READY_WAIT` seconds (a GUI's ready check times
+out long before a compile is done). A timed ``go`` that comes before they are ready is
+answered at once by a small search in plain Python with the engine's own evaluation
+where numpy can compute it (:mod:`treestrap.engine.quick_move`,
+:mod:`treestrap.engine.quick_evaluation`), with an ``info string`` that says so; a
+``go`` with no clock (depth, nodes, infinite, ponder) waits for the compiled search.
 
 Beyond the protocol: ``d`` prints the board, its FEN and its Polyglot key; ``bench
 [depth]`` runs :func:`treestrap.engine.bench.run_bench` with the session's ``Threads``.
@@ -35,15 +37,20 @@ import chess
 
 from treestrap.core.move import move_to_uci
 from treestrap.core.notation import (
-    STARTING_FEN,
     format_fen,
     legal_moves,
-    parse_fen,
 )
 from treestrap.core.position import Position, current_key
+from treestrap.engine import compile_job
 from treestrap.engine.engine import Engine, SearchInfo, SearchOutcome
 from treestrap.engine.lazy_smp import max_threads
-from treestrap.engine.quick_move import position_board, quick_move, quick_move_time
+from treestrap.engine.quick_evaluation import own_scorer
+from treestrap.engine.quick_move import (
+    material_score,
+    position_board,
+    quick_move,
+    quick_move_time,
+)
 from treestrap.engine.uci_protocol import (
     GoCommand,
     UciError,
@@ -55,11 +62,10 @@ from treestrap.engine.uci_protocol import (
 from treestrap.evaluation import presets
 from treestrap.evaluation.network_weights import NetworkModel
 from treestrap.evaluation.preset_names import DEFAULT_PRESET, PRESET_NAMES
-from treestrap.evaluation.presets import hand_set_model
 from treestrap.evaluation.weight_file_format import WeightFileError
 from treestrap.evaluation.weight_files import load_weights
 from treestrap.evaluation.weights import LinearModel
-from treestrap.search.timeman import DEFAULT_OVERHEAD, SearchLimits
+from treestrap.search.timeman import DEFAULT_OVERHEAD
 from treestrap.search.tournament import EngineOptions
 from treestrap.search.value import MAX_PLY
 from treestrap.version import ENGINE_NAME
@@ -109,7 +115,9 @@ class UciEngine:
         self.model = model if model is not None else preset_model(self.preset)
         self.engine = Engine(self.model.evaluator(), hash_mb=HASH_DEFAULT, options=search_options)
         self.engine.overhead = OVERHEAD_DEFAULT / 1000.0
-        self.pos = parse_fen(STARTING_FEN)
+        #: the position of the last ``position`` command, read by our (compiled) parser;
+        #: None until the kernels are loaded (then python-chess has checked it)
+        self._pos: Position | None = None
         #: the ``position`` arguments of ``pos``, for a quick move before the kernels
         #: are compiled
         self.position_args = ["startpos"]
@@ -146,12 +154,13 @@ class UciEngine:
     # --- warm-up ---------------------------------------------------------------
 
     def _warm_up(self) -> None:
-        """Compile every kernel a session uses (a tiny search on a throwaway engine)."""
+        """Load every kernel a session uses, after a compile job of its own process has
+        put them in the cache when they are not there yet (in this process only when
+        no job can: nothing is cached, or the job failed)."""
         try:
-            pos = parse_position(["startpos", "moves", "e2e4"])
-            format_fen(pos)
-            current_key(pos)
-            Engine(hand_set_model().evaluator(), hash_mb=1).go(pos, SearchLimits(depth=2))
+            if not compile_job.is_ready():
+                compile_job.wait_for_job(compile_job.start_job())
+            compile_job.compile_kernels()
         except Exception:
             traceback.print_exc(file=self._err)
         finally:
@@ -233,8 +242,23 @@ class UciEngine:
 
     def cmd_position(self, args: list[str]) -> None:
         # A new Position object: a search under way keeps the one it was given.
-        self.pos = parse_position(args)
+        if self._warm.is_set():
+            self._pos = parse_position(args)
+        else:
+            # Our parser is compiled: until its kernels are loaded, python-chess checks
+            # the position, and ours reads it when a search first needs it.
+            if not args or position_board(args) is None:
+                raise UciError(f"position: cannot read {' '.join(args)!r}")
+            self._pos = None
         self.position_args = list(args)
+
+    @property
+    def pos(self) -> Position:
+        """The current position in our own representation (waits for the kernels)."""
+        if self._pos is None:
+            self.wait_warm()
+            self._pos = parse_position(self.position_args)
+        return self._pos
 
     def cmd_d(self, args: list[str]) -> None:
         fen = format_fen(self.pos)
@@ -354,7 +378,7 @@ class UciEngine:
             self.engine.prepare()
             self._worker = threading.Thread(
                 target=self._search,
-                args=(self.pos, self.position_args, go),
+                args=(self._pos, self.position_args, go),
                 name="uci-search",
                 daemon=True,
             )
@@ -409,11 +433,15 @@ class UciEngine:
         seconds = quick_move_time(board, go.limits, self.engine.overhead)
         if board is None or seconds is None:  # no clock, or time to wait
             return None
-        self.send("info string the search is still compiling (first start): a quick move")
-        move = quick_move(board, seconds)
+        scorer = own_scorer(self.model)
+        what = "this engine's evaluation" if scorer is not None else "material only"
+        self.send(
+            f"info string the search is still compiling (first start): a quick search with {what}"
+        )
+        move = quick_move(board, seconds, scorer or material_score)
         return f"bestmove {move.uci() if move else '0000'}"
 
-    def _search(self, pos: Position, position_args: list[str], go: GoCommand) -> None:
+    def _search(self, pos: Position | None, position_args: list[str], go: GoCommand) -> None:
         outcome: SearchOutcome | None = None
         try:
             quick = self._quick_answer(position_args, go)
@@ -422,6 +450,8 @@ class UciEngine:
                     self.send(quick)
                 return
             self.wait_warm()
+            if pos is None:  # given before the kernels were loaded
+                pos = parse_position(position_args)
             if go.ponder:
                 # Search the predicted position with no clock until ponderhit or stop.
                 ponder_limits = replace(
@@ -448,10 +478,10 @@ class UciEngine:
         self.send(self._bestmove_line(pos, outcome))
 
     @staticmethod
-    def _bestmove_line(pos: Position, outcome: SearchOutcome | None) -> str:
+    def _bestmove_line(pos: Position | None, outcome: SearchOutcome | None) -> str:
         if outcome is None:  # the search failed (its error line went first): any legal move
             try:
-                moves = legal_moves(pos)
+                moves = legal_moves(pos) if pos is not None else []
             except Exception:  # the move generator failed too: answer the go all the same
                 traceback.print_exc()
                 moves = []
