@@ -234,7 +234,7 @@ def main() -> int:
         "--native",
         metavar="PATH",
         help="the native Stockfish build, Stockfish 15.1 compiled for this processor "
-        "(default: where stockfish_builds.native_path() looks)",
+        "(default: $TREESTRAP_NATIVE_STOCKFISH, else left out)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     args = parser.parse_args()

@@ -5,8 +5,8 @@ prints "64bit SSE2"); a build of the same version for this processor family (AVX
 POPCNT) searches about a third more nodes per second. A benchmark therefore runs
 against both: Debian's (``stockfish`` on the PATH or in /usr/games) and a native
 build, Stockfish 15.1 compiled for this processor family from the official source (a
-user builds it and gives its path with ``--native``; without one the benchmark looks
-where :func:`native_path` says), when it runs on this machine. Each is named by its
+user builds it and gives its path with ``--native`` or in ``$TREESTRAP_NATIVE_STOCKFISH``;
+without either it is left out with a line), when it runs on this machine. Each is named by its
 build line, the "Compilation settings include:" line of Stockfish's ``compiler``
 command.
 
@@ -16,18 +16,17 @@ the path) and by ``tests/test_stockfish_builds.py``.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from treestrap.play.players import find_engine
 
-#: The repository's root: this file is ``benchmarks/stockfish_builds.py``.
-REPO_ROOT = Path(__file__).resolve().parents[1]
-#: The native build, relative to the folder that holds the repository.
-NATIVE_RELATIVE = Path("shared") / "bin" / "stockfish-15.1-avx2"
+#: Where a user names the native build when a benchmark is not given ``--native``.
+NATIVE_VARIABLE = "TREESTRAP_NATIVE_STOCKFISH"
 #: Seconds a ``compiler`` command may take (Stockfish answers at once).
 PROBE_TIMEOUT = 20.0
 
@@ -100,9 +99,10 @@ def probe(command: str, timeout: float = PROBE_TIMEOUT) -> tuple[str, str]:
     return parse_compiler_output(done.stdout)
 
 
-def native_path(repo_root: Path = REPO_ROOT) -> Path:
-    """Where the native build lies: ``shared/bin/`` beside the repository."""
-    return repo_root.parent / NATIVE_RELATIVE
+def native_path(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """The native build a user named in ``$TREESTRAP_NATIVE_STOCKFISH``, or None."""
+    named = environ.get(NATIVE_VARIABLE, "")
+    return Path(named) if named else None
 
 
 def select_builds(
@@ -117,10 +117,11 @@ def select_builds(
     not run here is left out with a line given to ``report`` saying why; the caller
     decides what to do when none is left."""
     builds = []
-    candidates = [
-        ("Debian", find_engine(debian) or debian),
-        ("native", str(native if native is not None else native_path())),
-    ]
+    native = native if native is not None else native_path()
+    if native is None:
+        report(f"Stockfish native: left out, none given (--native PATH or ${NATIVE_VARIABLE})")
+    candidates = [("Debian", find_engine(debian) or debian)]
+    candidates += [("native", str(native))] if native is not None else []
     for label, command in candidates:
         try:
             build, compiled_by = probe(command)

@@ -12,7 +12,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from conftest import REPO_ROOT, require, require_binary
+from conftest import REPO_ROOT, require_binary
 
 # a benchmark's module: found once its folder is on the path
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
@@ -56,31 +56,35 @@ def test_debian_build_line_says_64bit() -> None:
     assert compiled_by
 
 
-def test_native_build_lies_beside_the_repository(tmp_path: Path) -> None:
-    assert native_path(tmp_path / "repo") == tmp_path / "shared" / "bin" / "stockfish-15.1-avx2"
-    assert native_path() == REPO_ROOT.parent / "shared" / "bin" / "stockfish-15.1-avx2"
+#: What a build for AVX2 processors prints (as ``make build ARCH=x86-64-avx2`` makes it).
+NATIVE_OUTPUT = DEBIAN_OUTPUT.replace("64bit SSE2", "64bit AVX2 SSE41 SSSE3 SSE2 POPCNT")
 
 
-def _has_avx2() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            return any(line.startswith("flags") and " avx2" in line for line in f)
-    except OSError:
-        return False
-
-
-def test_both_builds_selected_where_the_native_one_runs() -> None:
-    require_binary("stockfish")
-    require(native_path().is_file(), f"native Stockfish build not found at {native_path()}")
-    require(_has_avx2(), "this processor has no AVX2: the native build cannot run here")
+def test_the_native_build_is_the_one_a_user_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert native_path({"TREESTRAP_NATIVE_STOCKFISH": "/opt/sf"}) == Path("/opt/sf")
+    monkeypatch.delenv("TREESTRAP_NATIVE_STOCKFISH", raising=False)
+    assert native_path() is None
+    debian = fake_engine(tmp_path, "debian-sf", f"cat <<'EOF'\n{DEBIAN_OUTPUT}EOF")
     lines: list[str] = []
-    builds = select_builds(report=lines.append)
+    builds = select_builds(str(debian), report=lines.append)
+    assert [b.label for b in builds] == ["Debian"]
+    assert len(lines) == 1 and "none given" in lines[0]
+
+
+def test_both_builds_selected_when_a_native_one_is_named(tmp_path: Path) -> None:
+    debian = fake_engine(tmp_path, "debian-sf", f"cat <<'EOF'\n{DEBIAN_OUTPUT}EOF")
+    native = fake_engine(tmp_path, "native-sf", f"cat <<'EOF'\n{NATIVE_OUTPUT}EOF")
+    lines: list[str] = []
+    builds = select_builds(str(debian), native, report=lines.append)
     assert [b.label for b in builds] == ["Debian", "native"], lines
-    debian, native = builds
-    assert "64bit" in debian.build and "AVX2" not in debian.build
-    assert "AVX2" in native.build and "POPCNT" in native.build
-    assert Path(native.command) == native_path()
-    assert "64bit SSE2" in debian.describe() and native.command in native.describe()
+    debian_build, native_build = builds
+    assert "64bit" in debian_build.build and "AVX2" not in debian_build.build
+    assert "AVX2" in native_build.build and "POPCNT" in native_build.build
+    assert Path(native_build.command) == native
+    assert "64bit SSE2" in debian_build.describe()
+    assert native_build.command in native_build.describe()
     assert lines == []
 
 
