@@ -451,6 +451,7 @@ def plot_measured(curve: ChainCurve, path: Path, conditions: str) -> None:
     )
     for p, x in zip(points, hours, strict=True):
         ax.annotate(p.name, (x, p.elo), textcoords="offset points", xytext=(4, -12), fontsize=8)
+    ax.margins(y=0.12)  # room for the names under the points
     ax.set_xlabel("CPU hours from random weights")
     ax.set_ylabel(f"Elo, {curve.points[0].name} = 0")
     ax.set_title(f"bootstrap chain, measured: {conditions}", fontsize=9)
