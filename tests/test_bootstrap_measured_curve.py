@@ -22,13 +22,8 @@ import pytest
 from treestrap.bootstrap import pipeline
 from treestrap.bootstrap.chess_provider import CHESS_BOOTSTRAP
 from treestrap.bootstrap.gate import GateResult
-from treestrap.bootstrap.report import (
-    GATE_SUM_BIAS,
-    TOURNAMENT_DIR,
-    preset_players,
-    rate_chain,
-    rounds_table,
-)
+from treestrap.bootstrap.measured_curve import TOURNAMENT_DIR, preset_players, rate_chain
+from treestrap.bootstrap.report import GATE_SUM_BIAS, rounds_table
 from treestrap.cli import main
 from treestrap.evaluation.weight_file_format import read_weight_file
 from treestrap.play.errors import UnfinishedTournament

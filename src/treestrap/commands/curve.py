@@ -14,7 +14,7 @@ import math
 import sys
 from typing import Any
 
-from treestrap.bootstrap.report import MEASURED_TC  # light: the curve's code loads lazily
+from treestrap.bootstrap.measured_curve import MEASURED_TC  # light: the curve's code loads lazily
 from treestrap.commands.arguments import int_at_least, number
 from treestrap.evaluation.preset_names import BOOTSTRAP_PRESETS
 
@@ -156,7 +156,7 @@ def _run_chain(args: argparse.Namespace) -> int:
     """``--bootstrap RUN`` or ``--presets ...``: the chain's measured curve."""
     from pathlib import Path
 
-    from treestrap.bootstrap.report import (
+    from treestrap.bootstrap.measured_curve import (
         ChainSettings,
         measure_chain,
         preset_players,
