@@ -114,10 +114,10 @@ def run_rate(args: argparse.Namespace) -> int:
 
     try:
         _check_sources(args.game, args.sources)
-        incomplete = check_rated(args.sources, args.partial)
         rounds = []
-        for source in args.sources:
+        for source in args.sources:  # read first: a file it cannot read is bad input
             rounds.extend(load_round_results(source))
+        incomplete = check_rated(args.sources, args.partial)
         games = [game[:3] for game in rounds]
         if not games:
             return _error("no finished games in " + ", ".join(map(str, args.sources)))
