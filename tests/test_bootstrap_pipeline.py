@@ -69,7 +69,10 @@ def test_a_candidates_provenance_goes_back_to_random_weights_by_self_play(
     assert [p["kind"] for p in roots] == ["random"]
     # its CPU time is its round's (self-play, fit, gate), not its fit's alone
     split, round_1 = record["cpu_split"], finished_rounds(whole_run)[1]
-    assert sorted(split) == ["fit", "gate", "selfplay"] and split["fit"] > 0 <= split["gate"]
+    # (a smoke fit may take under the 0.05 CPU seconds that round to 0.0)
+    assert sorted(split) == ["fit", "gate", "selfplay"] and min(split.values()) >= 0
+    assert split["selfplay"] > 0
+    assert record["cpu_seconds"] == pytest.approx(sum(split.values()), abs=0.2)
     assert record["cpu_seconds"] == pytest.approx(round_1["round_cpu_seconds"], abs=0.2)
 
 

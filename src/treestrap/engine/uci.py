@@ -131,6 +131,9 @@ class UciEngine:
         self._mate_target: int | None = None
         self._quitting = False
         self._warm = threading.Event()
+        # The compile job starts before any answer, so an engine ended right after its
+        # uciok has started it all the same.
+        self._compile_job = None if compile_job.is_ready() else compile_job.start_job()
         threading.Thread(target=self._warm_up, name="uci-warm-up", daemon=True).start()
 
     # --- output ----------------------------------------------------------------
@@ -158,8 +161,8 @@ class UciEngine:
         put them in the cache when they are not there yet (in this process only when
         no job can: nothing is cached, or the job failed)."""
         try:
-            if not compile_job.is_ready():
-                compile_job.wait_for_job(compile_job.start_job())
+            if self._compile_job is not None:
+                compile_job.wait_for_job(self._compile_job)
             compile_job.compile_kernels()
         except Exception:
             traceback.print_exc(file=self._err)
