@@ -40,9 +40,12 @@ def run_compile(args: argparse.Namespace) -> int:
         )
         return 2
     print(f"compile cache: {directory}")
+    if compile_job.is_ready():
+        print("the cache holds every kernel already")
+        return 0
     start = time.monotonic()
     bar = tqdm(unit=" kernels", desc="compiling", disable=args.quiet, file=sys.stderr)
-    listener = _KernelCounter(bar)
+    listener = _kernel_counter(bar)
     from numba.core import event
 
     event.register("numba:compile", listener)
@@ -59,7 +62,7 @@ def run_compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _KernelCounter(bar: Any) -> Any:
+def _kernel_counter(bar: Any) -> Any:
     """A numba event listener that advances the bar at each kernel compiled (made
     here: numba is imported only when the command runs)."""
     from numba.core import event
